@@ -1,0 +1,6 @@
+import { counterActor } from './diagnostics/counter.js';
+import { echoActor } from './diagnostics/echo.js';
+import type { ActorDefinition } from './runtime/types.js';
+
+/** Every actor type a worker hosts. Product actors join this list as they are built. */
+export const actors: readonly ActorDefinition[] = [echoActor as ActorDefinition, counterActor as ActorDefinition];

@@ -1,0 +1,37 @@
+/** Exponential back-off with full jitter, for loops that must survive connection loss. */
+export class Backoff {
+  private attempt = 0;
+  constructor(
+    private readonly baseMs = 50,
+    private readonly maxMs = 5_000,
+  ) {}
+
+  /** The next delay; grows until {@link reset}. */
+  next(): number {
+    const cap = Math.min(this.maxMs, this.baseMs * 2 ** this.attempt);
+    this.attempt = Math.min(this.attempt + 1, 30);
+    return Math.round(cap / 2 + Math.random() * (cap / 2));
+  }
+
+  get failures(): number {
+    return this.attempt;
+  }
+
+  reset(): void {
+    this.attempt = 0;
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

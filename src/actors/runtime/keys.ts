@@ -1,0 +1,67 @@
+/**
+ * Every Redis key and stream name hearth uses, in one place (BullMQ's `QueueKeys` habit).
+ *
+ * Names are plain and readable so an operator can tail a mailbox:
+ * `redis-cli XREAD BLOCK 0 STREAMS hearth:voucher:p3 '$'`. They carry no Redis Cluster hash tags
+ * on purpose: the mailbox names are part of the operator contract in DESIGN.md, and no command
+ * in the hot path touches two keys at once (each partition is read with its own XREADGROUP).
+ */
+const part = /^[a-z][a-z0-9-]{0,31}$/;
+const idPart = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+function checkType(type: string): string {
+  if (!part.test(type)) throw new Error(`invalid actor type name: ${JSON.stringify(type)}`);
+  return type;
+}
+
+function checkId(id: string): string {
+  if (!idPart.test(id)) throw new Error(`invalid key part: ${JSON.stringify(id)}`);
+  return id;
+}
+
+export interface Keys {
+  readonly prefix: string;
+  /** Mailbox stream of one partition: `hearth:<type>:p<n>`. */
+  mailbox(type: string, partition: number): string;
+  /** Lease of one partition: holds the owner's worker id, expires unless renewed. */
+  lease(type: string, partition: number): string;
+  /** Dead-letter stream of a type: poison messages after MAX_DELIVERIES attempts. */
+  deadLetter(type: string): string;
+  /** Reply stream of one gateway process. */
+  replies(gatewayId: string): string;
+  /** Event stream of one chat session (tokens, tool calls, socket events). */
+  chatEvents(sessionId: string): string;
+  /** Sorted set of live workers, scored by their last heartbeat (Redis time, ms). */
+  readonly workers: string;
+  /** Consumer group that the owners of a type's partitions read with. */
+  readonly group: string;
+}
+
+export function createKeys(prefix: string): Keys {
+  checkId(prefix);
+  return {
+    prefix,
+    mailbox: (type, partition) => `${prefix}:${checkType(type)}:p${partition}`,
+    lease: (type, partition) => `${prefix}:lease:${checkType(type)}:p${partition}`,
+    deadLetter: (type) => `${prefix}:dead:${checkType(type)}`,
+    replies: (gatewayId) => `${prefix}:reply:${checkId(gatewayId)}`,
+    chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
+    workers: `${prefix}:workers`,
+    group: 'owners',
+  };
+}
+
+/** FNV-1a, 32 bit: stable across processes and versions, which `partitionOf` needs. */
+export function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** The partition that owns a key. P must not change while a deployment has data. */
+export function partitionOf(key: string, partitions: number): number {
+  return fnv1a(key) % partitions;
+}

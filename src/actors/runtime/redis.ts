@@ -1,0 +1,46 @@
+import { Redis } from 'ioredis';
+import { StartupError } from '../../store/db.js';
+
+export type { Redis };
+
+/**
+ * A Redis connection that fails fast while disconnected (no offline queue), so a request
+ * during an outage gets a 503 at once instead of hanging; it reconnects in the background
+ * with capped back-off.
+ */
+export function createRedis(url: string, name: string): Redis {
+  return new Redis(url, {
+    connectionName: name,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    lazyConnect: true,
+    connectTimeout: 3_000,
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
+  });
+}
+
+/** Connects, or throws one clear line naming the cause and the remedy. */
+export async function connectRedis(redis: Redis, url: string): Promise<Redis> {
+  try {
+    await redis.connect();
+    await redis.ping();
+    return redis;
+  } catch (err) {
+    redis.disconnect();
+    const cause = err instanceof Error ? err.message : String(err);
+    throw new StartupError(
+      `Redis connection failed (${cause}): Redis is not running or REDIS_URL (${redactUrl(url)}) does not match; start Redis and correct the variable`,
+    );
+  }
+}
+
+/** Hides a password in a connection URL before it is printed. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '<unparseable url>';
+  }
+}

@@ -1,0 +1,62 @@
+import type { z } from 'zod';
+import type { ErrorCode } from '../../errors/index.js';
+
+/** What `decide` may read besides state and message: the clock and deterministic ids. */
+export interface ActorContext {
+  readonly type: string;
+  readonly key: string;
+  /** Stream id of the message being applied. */
+  readonly msgId: string;
+  /** Processing time (injected; tests drive it). */
+  readonly now: Date;
+  /**
+   * An id derived from the message id and `n`: the same message applied twice (after a crash
+   * before commit) yields the same ids, so replies and ledger entries stay stable.
+   */
+  id(n?: number): string;
+}
+
+export interface ActorRejection {
+  code: ErrorCode;
+  message: string;
+  details?: unknown;
+}
+
+/** A side effect that must not be lost: written to the outbox in the same commit as the state. */
+export interface OutboxEffect {
+  topic: string;
+  payload: unknown;
+}
+
+export interface Decision<S> {
+  /** The next state; `undefined` leaves the actor without state (nothing is written). */
+  state: S | undefined;
+  /** Reply to an `ask()`; ignored for `tell()`. */
+  reply?: unknown;
+  /** Set instead of `reply` when the message is refused; the state should then be unchanged. */
+  rejection?: ActorRejection;
+  effects?: OutboxEffect[];
+}
+
+/**
+ * How a type's snapshots reach Postgres.
+ * - `commit-before-reply`: money-like actors; the reply leaves only after the batch commit.
+ * - `write-behind`: short-lived actors; replies leave at once, the batch is committed (and the
+ *   messages acknowledged) at most every `flushMs`, so a crash replays at most that window.
+ */
+export type PersistencePolicy = { mode: 'commit-before-reply' } | { mode: 'write-behind'; flushMs: number };
+
+export interface ActorDefinition<S = unknown, M extends { kind: string } = { kind: string }> {
+  readonly type: string;
+  /** The zod union of the messages this actor accepts; checked again on the worker side. */
+  readonly messages: z.ZodType<M>;
+  /** Pure: no I/O, no clock but `ctx.now`, no randomness but `ctx.id()`. */
+  decide(state: S | undefined, msg: M, ctx: ActorContext): Decision<S>;
+  readonly persistence: PersistencePolicy;
+  /** Partitions of this type; default ACTOR_PARTITIONS. */
+  readonly partitions?: number;
+}
+
+export function reject(code: ErrorCode, message: string, details?: unknown): ActorRejection {
+  return details === undefined ? { code, message } : { code, message, details };
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+
+/**
+ * The one schema over the environment. Nothing else in `src/` reads `process.env`:
+ * `main.ts` calls {@link loadConfig} once and passes the result down.
+ */
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+const positiveInt = z.coerce.number().int().positive();
+
+export const configSchema = z.object({
+  /** PostgreSQL connection string. Required. */
+  DATABASE_URL: z
+    .string({ error: 'is required' })
+    .min(1, 'is required')
+    .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must start with postgres:// or postgresql://'),
+  /** Schema that holds hearth's tables. Default `public`. */
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+    .default('public'),
+  /** Redis connection string. Default `redis://127.0.0.1:6379`. */
+  REDIS_URL: z
+    .string()
+    .refine((v) => /^rediss?:\/\//.test(v), 'must start with redis:// or rediss://')
+    .default('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key hearth writes. Default `hearth`. */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z0-9_-]{1,32}$/, 'must be 1-32 letters, digits, _ or -')
+    .default('hearth'),
+  /** Log level. Required. */
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], {
+    error: 'is required: one of debug, info, warn, error',
+  }),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** HTTP port. Default 3000; 0 picks a free port. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Interface to listen on. Default `0.0.0.0`. */
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Which parts run in this process: gateway (HTTP), worker (actors) or both. Default `all`. */
+  ROLE: z.enum(['all', 'gateway', 'worker']).default('all'),
+  /** Partitions per actor type (fixed for the life of a deployment). Default 16. */
+  ACTOR_PARTITIONS: positiveInt.max(1024).default(16),
+  /** How long a partition lease lives without renewal, ms. Default 10000. */
+  LEASE_TTL_MS: positiveInt.min(300).default(10_000),
+  /** Deadline of an `ask()` when the caller gives none, ms. Default 5000. */
+  ASK_TIMEOUT_MS: positiveInt.default(5_000),
+  /** Asks in flight per gateway before new ones are refused with 503. Default 10000. */
+  ASK_MAX_IN_FLIGHT: positiveInt.default(10_000),
+  /** Entries read from a mailbox per batch. Default 256. */
+  MAILBOX_BATCH: positiveInt.max(10_000).default(256),
+  /** Deliveries of one message before it goes to the dead-letter stream. Default 5. */
+  MAX_DELIVERIES: positiveInt.max(100).default(5),
+  /** Largest accepted request body, bytes. Default 1 MiB. */
+  MAX_BODY_BYTES: positiveInt.default(1024 * 1024),
+  /** Seconds that shutdown waits for in-flight requests and batches. Default 10. */
+  SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
+  /** Expose the diagnostic echo/counter routes under /v1/diagnostics. Default false. */
+  HEARTH_DIAGNOSTICS: bool.default(false),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+const remedies: Record<string, string> = {
+  DATABASE_URL: 'set it to a PostgreSQL URL, e.g. postgres://postgres@127.0.0.1:5432/hearth',
+  LOG_LEVEL: 'set it to one of debug, info, warn, error',
+  REDIS_URL: 'set it to a Redis URL, e.g. redis://127.0.0.1:6379',
+};
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Parses the environment; throws a {@link ConfigError} whose message is one line naming the variable and the fix. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const result = configSchema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => {
+    const name = String(issue.path[0] ?? 'environment');
+    const value = env[name];
+    const problem = value === undefined ? 'is missing' : issue.message;
+    const fix = remedies[name] ?? 'see .env.example';
+    return `${name} ${problem}: ${fix}`;
+  });
+  throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+}

@@ -1,0 +1,2 @@
+export { AppError, isAppError } from './app-error.js';
+export { errorCodes, statusOf, type ErrorCode } from './codes.js';

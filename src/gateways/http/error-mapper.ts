@@ -1,0 +1,15 @@
+import { AppError, isAppError } from '../../errors/index.js';
+import type { Logger } from '../../log.js';
+import { json, type Reply } from './reply.js';
+
+/** Turns any thrown value into the one error body `{"error":{"code","message","details"?}}`. */
+export function errorReply(err: unknown, log: Logger): Reply {
+  const appError = isAppError(err) ? err : new AppError('INTERNAL', 'internal error');
+  if (appError.status >= 500) {
+    log.error({ err: isAppError(err) ? { code: err.code, message: err.message } : err }, 'request failed');
+  } else {
+    log.info({ code: appError.code }, 'request refused');
+  }
+  const headers: Record<string, string> = appError.retryable ? { 'Retry-After': '1' } : {};
+  return json(appError.status, { error: appError.toJSON() }, headers);
+}

@@ -1,0 +1,82 @@
+import type { HttpContext } from './context.js';
+import type { Reply } from './reply.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'HEAD';
+export type Handler = (ctx: HttpContext) => Promise<Reply> | Reply;
+
+export interface RouteSpec {
+  method: Method;
+  /** `/v1/vouchers/:id` style; a `:name` segment matches one non-empty path segment. */
+  path: string;
+  handler: Handler;
+}
+
+interface Compiled extends RouteSpec {
+  segments: string[];
+}
+
+export type Match =
+  | { kind: 'found'; route: RouteSpec; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allowed: Method[] }
+  | { kind: 'not-found' };
+
+/** A small router: static segments beat parameters, so `/messages/abort` wins over `/messages/:id`. */
+export class Router {
+  private readonly routes: Compiled[] = [];
+
+  add(spec: RouteSpec): this {
+    const segments = split(spec.path);
+    if (this.routes.some((r) => r.method === spec.method && r.path === spec.path)) {
+      throw new Error(`route registered twice: ${spec.method} ${spec.path}`);
+    }
+    this.routes.push({ ...spec, segments });
+    // More static segments first, so the most specific route matches.
+    this.routes.sort((a, b) => specificity(b) - specificity(a));
+    return this;
+  }
+
+  list(): readonly RouteSpec[] {
+    return this.routes;
+  }
+
+  match(method: string, path: string): Match {
+    const parts = split(path);
+    const allowed: Method[] = [];
+    for (const route of this.routes) {
+      const params = matchSegments(route.segments, parts);
+      if (!params) continue;
+      if (route.method === method) return { kind: 'found', route, params };
+      allowed.push(route.method);
+    }
+    return allowed.length ? { kind: 'method-not-allowed', allowed } : { kind: 'not-found' };
+  }
+}
+
+function split(path: string): string[] {
+  return path.split('/').filter((s) => s.length > 0);
+}
+
+function specificity(r: Compiled): number {
+  return r.segments.reduce((n, s) => n * 2 + (s.startsWith(':') ? 0 : 1), r.segments.length * 1024);
+}
+
+function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {
+  if (pattern.length !== parts.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i] as string;
+    const v = parts[i] as string;
+    if (p.startsWith(':')) {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(v);
+      } catch {
+        return undefined;
+      }
+      params[p.slice(1)] = decoded;
+    } else if (p !== v) {
+      return undefined;
+    }
+  }
+  return params;
+}

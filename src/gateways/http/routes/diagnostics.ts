@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { ActorClient } from '../../../actors/runtime/actor-client.js';
+import { jsonBody, parseWith } from '../context.js';
+import { json } from '../reply.js';
+import type { RouteSpec } from '../router.js';
+
+const echoBody = z.object({ key: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/), payload: z.unknown() }).strict();
+const counterParams = z.object({ key: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/) });
+const addBody = z.object({ by: z.number().int().min(1).max(1000).default(1) }).strict();
+
+/**
+ * Round trips through the runtime for operators and tests (HEARTH_DIAGNOSTICS=true only):
+ * `POST /v1/diagnostics/echo`, `POST /v1/diagnostics/counters/:key`, `GET /v1/diagnostics/counters/:key`.
+ */
+export function diagnosticsRoutes(client: ActorClient): RouteSpec[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v1/diagnostics/echo',
+      async handler(ctx) {
+        const body = await jsonBody(ctx, echoBody);
+        return json(200, await client.ask('echo', body.key, { kind: 'echo', payload: body.payload }));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/diagnostics/counters/:key',
+      async handler(ctx) {
+        const { key } = parseWith(counterParams, ctx.params, 'path');
+        const body = await jsonBody(ctx, addBody.default({ by: 1 }));
+        return json(200, await client.ask('counter', key, { kind: 'add', by: body.by }));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/diagnostics/counters/:key',
+      async handler(ctx) {
+        const { key } = parseWith(counterParams, ctx.params, 'path');
+        return json(200, await client.ask('counter', key, { kind: 'get' }));
+      },
+    },
+  ];
+}

@@ -1,0 +1,52 @@
+import type { Redis } from 'ioredis';
+import type { Keys } from '../../../actors/runtime/keys.js';
+import type { Metrics } from '../../../metrics.js';
+import { text } from '../reply.js';
+import type { RouteSpec } from '../router.js';
+
+export interface MetricsDeps {
+  metrics: Metrics;
+  redis: Redis;
+  keys: Keys;
+  /** Every actor type with its partition count, for the mailbox lag gauge. */
+  types: ReadonlyArray<{ type: string; partitions: number }>;
+}
+
+/** Reads each mailbox's consumer-group lag (undelivered) plus pending (unacknowledged). */
+async function collectMailboxLag(d: MetricsDeps): Promise<void> {
+  const pipeline = d.redis.pipeline();
+  const labels: Array<{ type: string; partition: string }> = [];
+  for (const { type, partitions } of d.types) {
+    for (let p = 0; p < partitions; p++) {
+      pipeline.xinfo('GROUPS', d.keys.mailbox(type, p));
+      labels.push({ type, partition: String(p) });
+    }
+  }
+  const results = (await pipeline.exec()) ?? [];
+  results.forEach(([err, groups], i) => {
+    const label = labels[i];
+    if (!label) return;
+    if (err) return void d.metrics.mailboxLag.set(label, 0); // no stream yet: nothing waiting
+    const group = (groups as unknown[][]).map(toMap).find((g) => g.get('name') === d.keys.group);
+    const lag = Number(group?.get('lag') ?? 0) + Number(group?.get('pending') ?? 0);
+    d.metrics.mailboxLag.set(label, lag);
+  });
+}
+
+function toMap(flat: unknown[]): Map<string, unknown> {
+  const m = new Map<string, unknown>();
+  for (let i = 0; i + 1 < flat.length; i += 2) m.set(String(flat[i]), flat[i + 1]);
+  return m;
+}
+
+/** `GET /metrics`: Prometheus text. The lag gauge is read fresh from Redis on every scrape. */
+export function metricsRoute(d: MetricsDeps): RouteSpec {
+  return {
+    method: 'GET',
+    path: '/metrics',
+    async handler() {
+      await collectMailboxLag(d).catch(() => undefined);
+      return text(200, await d.metrics.registry.metrics(), d.metrics.registry.contentType);
+    },
+  };
+}

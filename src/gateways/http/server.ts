@@ -1,0 +1,143 @@
+import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
+import { AppError } from '../../errors/index.js';
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics.js';
+import { readBody } from './body.js';
+import type { HttpContext } from './context.js';
+import { errorReply } from './error-mapper.js';
+import { requestIdFrom } from './request-id.js';
+import { statusLine, type Reply } from './reply.js';
+import type { Router } from './router.js';
+
+export interface HttpServerOptions {
+  router: Router;
+  log: Logger;
+  metrics: Metrics;
+  maxBodyBytes: number;
+  /** Headers added to every reply (CORS, for instance). */
+  commonHeaders?: (ctx: Pick<HttpContext, 'headers' | 'method'>) => Record<string, string>;
+}
+
+const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The uWebSockets.js app with hearth's request pipeline: route, copy the request out, read the
+ * body within the limit, run the handler, map errors, echo the request id, log and count.
+ * Writes are skipped once the client has aborted (uWS crashes on writes to an aborted response).
+ */
+export class HttpServer {
+  readonly app: TemplatedApp;
+  private listenSocket: us_listen_socket | undefined;
+  private inFlight = 0;
+  private draining = false;
+  private drained: (() => void) | undefined;
+
+  constructor(private readonly o: HttpServerOptions) {
+    this.app = uWS.App();
+    this.app.any('/*', (res, req) => this.handle(res, req));
+  }
+
+  /** Listens; resolves with the bound port (useful with port 0). */
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.app.listen(host, port, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${host}:${port}: the port is in use or not permitted`));
+        this.listenSocket = socket;
+        resolve(uWS.us_socket_local_port(socket));
+      });
+    });
+  }
+
+  /** Stops accepting, lets in-flight requests finish for up to `graceMs`. Idempotent. */
+  async close(graceMs: number): Promise<void> {
+    this.draining = true;
+    if (this.listenSocket) {
+      uWS.us_listen_socket_close(this.listenSocket);
+      this.listenSocket = undefined;
+    }
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        this.drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  private handle(res: HttpResponse, req: HttpRequest): void {
+    const started = performance.now();
+    const method = req.getMethod().toUpperCase();
+    const path = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    const reqId = requestIdFrom(headers['x-request-id'] ?? '');
+    const aborted = new AbortController();
+    res.onAborted(() => aborted.abort());
+
+    const match = this.o.router.match(method, path);
+    const route = match.kind === 'found' ? match.route.path : match.kind === 'not-found' ? 'unmatched' : path;
+    const log = this.o.log.child({ reqId });
+    const remote = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const body = bodyMethods.has(method)
+      ? readBody(res, this.o.maxBodyBytes, Number(headers['content-length'] ?? 0))
+      : Promise.resolve(Buffer.alloc(0));
+    body.catch(() => undefined); // read (and maybe refused) before a handler asks for it
+
+    const ctx: HttpContext = {
+      method,
+      path,
+      route,
+      query: new URLSearchParams(rawQuery),
+      params: match.kind === 'found' ? match.params : {},
+      headers,
+      reqId,
+      log,
+      ip: remote,
+      signal: aborted.signal,
+      body: () => body,
+    };
+
+    this.inFlight++;
+    void this.run(ctx, match)
+      .then((reply) => this.write(res, ctx, reply, aborted.signal, started))
+      .finally(() => {
+        this.inFlight--;
+        if (this.inFlight === 0) this.drained?.();
+      });
+  }
+
+  private async run(ctx: HttpContext, match: ReturnType<Router['match']>): Promise<Reply> {
+    try {
+      if (this.draining) throw new AppError('SHUTTING_DOWN', 'this process is shutting down; retry', undefined, true);
+      if (match.kind === 'not-found') throw new AppError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+      if (match.kind === 'method-not-allowed') {
+        const reply = errorReply(new AppError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`), ctx.log);
+        return { ...reply, headers: { ...reply.headers, Allow: match.allowed.join(', ') } };
+      }
+      return await match.route.handler(ctx);
+    } catch (err) {
+      return errorReply(err, ctx.log);
+    }
+  }
+
+  private write(res: HttpResponse, ctx: HttpContext, reply: Reply, aborted: AbortSignal, started: number): void {
+    const seconds = (performance.now() - started) / 1000;
+    this.o.metrics.httpRequests.inc({ method: ctx.method, route: ctx.route, status: String(reply.status) });
+    this.o.metrics.httpDuration.observe({ method: ctx.method, route: ctx.route }, seconds);
+    ctx.log.info({ method: ctx.method, route: ctx.route, status: reply.status, ms: Math.round(seconds * 1000) }, 'request');
+    if (aborted.aborted) return;
+    const common = this.o.commonHeaders?.(ctx) ?? {};
+    res.cork(() => {
+      res.writeStatus(statusLine(reply.status));
+      res.writeHeader('X-Request-Id', ctx.reqId);
+      for (const [k, v] of Object.entries({ ...common, ...reply.headers })) res.writeHeader(k, v);
+      if (this.draining) res.writeHeader('Connection', 'close');
+      res.end(reply.body ?? '', this.draining);
+    });
+  }
+}

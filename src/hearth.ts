@@ -1,0 +1,126 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { ActorClient } from './actors/runtime/actor-client.js';
+import { createKeys } from './actors/runtime/keys.js';
+import { connectRedis, createRedis } from './actors/runtime/redis.js';
+import { Runtime } from './actors/runtime/runtime.js';
+import type { ActorDefinition } from './actors/runtime/types.js';
+import { actors as defaultActors } from './actors/registry.js';
+import type { Config } from './config.js';
+import { HttpServer } from './gateways/http/server.js';
+import { Router } from './gateways/http/router.js';
+import { diagnosticsRoutes } from './gateways/http/routes/diagnostics.js';
+import { healthRoute } from './gateways/http/routes/health.js';
+import { metricsRoute } from './gateways/http/routes/metrics.js';
+import type { Logger } from './log.js';
+import { createMetrics } from './metrics.js';
+import { assertDatabaseReachable, createSql } from './store/db.js';
+import { migrate } from './store/migrate.js';
+import { createPgSnapshotStore } from './store/snapshot-store.js';
+
+export interface Hearth {
+  /** The bound HTTP port (gateway roles only). */
+  readonly port: number | undefined;
+  readonly runtime: Runtime | undefined;
+  readonly client: ActorClient | undefined;
+  /** Idempotent: gateway first (stop taking requests), then workers, then connections. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  actors?: readonly ActorDefinition[];
+  /** Runs the migrations before starting (default true; `npm run migrate` does it separately too). */
+  migrate?: boolean;
+  clock?: () => Date;
+}
+
+/** A process-unique id that is also a valid Redis key part. */
+export function processId(role: string): string {
+  const host = hostname().replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 40) || 'host';
+  return `${role}-${host}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The composition root: config → store → redis → runtime → gateway. */
+export async function startHearth(config: Config, log: Logger, opts: StartOptions = {}): Promise<Hearth> {
+  const actors = opts.actors ?? defaultActors;
+  const keys = createKeys(config.REDIS_PREFIX);
+  const metrics = createMetrics();
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const sql = createSql({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA });
+  cleanups.push(() => sql.end({ timeout: 5 }));
+
+  const close = async (): Promise<void> => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      try {
+        await cleanup();
+      } catch (err) {
+        log.warn({ err: err instanceof Error ? err.message : String(err) }, 'cleanup failed');
+      }
+    }
+  };
+
+  try {
+    await assertDatabaseReachable(sql);
+    if (opts.migrate ?? true) await migrate(sql, config.DATABASE_SCHEMA, log);
+    const redis = await connectRedis(createRedis(config.REDIS_URL, 'hearth-commands'), config.REDIS_URL);
+    cleanups.push(() => redis.disconnect());
+    const partitionsOf = (type: string): number =>
+      actors.find((a) => a.type === type)?.partitions ?? config.ACTOR_PARTITIONS;
+
+    let runtime: Runtime | undefined;
+    if (config.ROLE !== 'gateway') {
+      runtime = new Runtime({
+        workerId: processId('worker'),
+        redis,
+        connect: (name) => createRedis(config.REDIS_URL, name),
+        store: createPgSnapshotStore(sql),
+        keys,
+        log: log.child({ role: 'worker' }),
+        metrics,
+        actors,
+        clock: opts.clock,
+        options: {
+          partitions: config.ACTOR_PARTITIONS,
+          leaseTtlMs: config.LEASE_TTL_MS,
+          batch: config.MAILBOX_BATCH,
+          blockMs: 1_000,
+          maxDeliveries: config.MAX_DELIVERIES,
+          cacheSize: 10_000,
+          trimEveryMs: 5_000,
+        },
+      });
+      await runtime.start();
+      const r = runtime;
+      cleanups.push(() => r.close());
+    }
+
+    let client: ActorClient | undefined;
+    let port: number | undefined;
+    if (config.ROLE !== 'worker') {
+      const gatewayId = processId('gateway');
+      const reader = await connectRedis(createRedis(config.REDIS_URL, `${gatewayId}:replies`), config.REDIS_URL);
+      client = new ActorClient(redis, reader, keys, gatewayId, {
+        defaultTimeoutMs: config.ASK_TIMEOUT_MS,
+        maxInFlight: config.ASK_MAX_IN_FLIGHT,
+        partitionsOf,
+      }, log.child({ role: 'gateway' }), metrics);
+      await client.start();
+      const c = client;
+      cleanups.push(() => c.close());
+
+      const router = new Router()
+        .add(healthRoute({ redis, sql }))
+        .add(metricsRoute({ metrics, redis, keys, types: actors.map((a) => ({ type: a.type, partitions: partitionsOf(a.type) })) }));
+      if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
+      const server = new HttpServer({ router, log: log.child({ role: 'gateway' }), metrics, maxBodyBytes: config.MAX_BODY_BYTES });
+      port = await server.listen(config.HOST, config.PORT);
+      cleanups.push(() => server.close(config.SHUTDOWN_GRACE_MS));
+      log.info({ port, role: config.ROLE }, 'hearth listening');
+    }
+
+    return { port, runtime, client, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,43 @@
+import { ConfigError, loadConfig } from './config.js';
+import { startHearth } from './hearth.js';
+import { createLogger } from './log.js';
+import { StartupError } from './store/db.js';
+import { MigrationError } from './store/migrate.js';
+
+/** Startup failures the operator can fix print as one line on stderr and exit 1. */
+function fail(err: unknown): never {
+  const known = err instanceof ConfigError || err instanceof StartupError || err instanceof MigrationError;
+  process.stderr.write(`hearth: ${known ? (err as Error).message : String(err instanceof Error ? err.stack : err)}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    fail(err);
+  }
+  const log = createLogger(config.LOG_LEVEL);
+  const hearth = await startHearth(config, log).catch(fail);
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS + 5_000).unref();
+    hearth
+      .close()
+      .then(() => {
+        clearTimeout(force);
+        log.info('stopped');
+        process.exit(0);
+      })
+      .catch(fail);
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+void main();

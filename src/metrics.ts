@@ -1,0 +1,73 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Every Prometheus metric hearth exports, on one registry per process (served at /metrics). */
+export interface Metrics {
+  readonly registry: Registry;
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  readonly httpDuration: Histogram<'method' | 'route'>;
+  readonly commitBatchSize: Histogram<'type'>;
+  readonly commitDuration: Histogram<'type'>;
+  readonly asksTimedOut: Counter<'type'>;
+  readonly deadLettered: Counter<'type'>;
+  readonly mailboxLag: Gauge<'type' | 'partition'>;
+  readonly partitionsOwned: Gauge<'type'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'hearth_http_requests_total',
+      help: 'HTTP requests by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'hearth_http_request_duration_seconds',
+      help: 'HTTP request latency by route template',
+      labelNames: ['method', 'route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    }),
+    commitBatchSize: new Histogram({
+      name: 'hearth_commit_batch_size',
+      help: 'Messages per group commit',
+      labelNames: ['type'],
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
+      registers,
+    }),
+    commitDuration: new Histogram({
+      name: 'hearth_commit_duration_seconds',
+      help: 'Duration of one group commit to PostgreSQL',
+      labelNames: ['type'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
+    }),
+    asksTimedOut: new Counter({
+      name: 'hearth_asks_timed_out_total',
+      help: 'ask() calls whose deadline passed before a reply',
+      labelNames: ['type'],
+      registers,
+    }),
+    deadLettered: new Counter({
+      name: 'hearth_dead_lettered_total',
+      help: 'Messages moved to the dead-letter stream',
+      labelNames: ['type'],
+      registers,
+    }),
+    mailboxLag: new Gauge({
+      name: 'hearth_mailbox_lag',
+      help: 'Entries in a partition mailbox not yet delivered to its owner, plus those delivered but not acknowledged',
+      labelNames: ['type', 'partition'],
+      registers,
+    }),
+    partitionsOwned: new Gauge({
+      name: 'hearth_partitions_owned',
+      help: 'Partitions this worker owns',
+      labelNames: ['type'],
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,46 @@
+import postgres from 'postgres';
+
+export type Sql = postgres.Sql;
+
+export interface DbOptions {
+  url: string;
+  schema: string;
+  /** Pool size. Default 10. */
+  max?: number;
+}
+
+/** A pool whose connections all use hearth's schema, so tests can isolate by schema. */
+export function createSql({ url, schema, max = 10 }: DbOptions): Sql {
+  return postgres(url, {
+    max,
+    connect_timeout: 5,
+    idle_timeout: 30,
+    onnotice: () => undefined,
+    connection: { search_path: schema, application_name: 'hearth' },
+  });
+}
+
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+function causeOf(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: string }).code;
+    return code ? `${code}: ${err.message}` : err.message;
+  }
+  return String(err);
+}
+
+/** Checks the pool can reach Postgres; the error names the cause and the remedy (spec 002). */
+export async function assertDatabaseReachable(sql: Sql): Promise<void> {
+  try {
+    await sql`select 1`;
+  } catch (err) {
+    throw new StartupError(
+      `Database connection failed (${causeOf(err)}): PostgreSQL is not running or DATABASE_URL does not match; start the database and correct the variable`,
+    );
+  }
+}
+
+export { causeOf };

@@ -1,0 +1,23 @@
+/* The `npm run migrate` entry: applies the migrations and exits. */
+import { loadConfig } from '../config.js';
+import { createLogger } from '../log.js';
+import { assertDatabaseReachable, createSql } from './db.js';
+import { migrate } from './migrate.js';
+
+async function run(): Promise<void> {
+  const config = loadConfig(process.env);
+  const log = createLogger(config.LOG_LEVEL, 'hearth-migrate');
+  const sql = createSql({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, max: 1 });
+  try {
+    await assertDatabaseReachable(sql);
+    const applied = await migrate(sql, config.DATABASE_SCHEMA, log);
+    log.info({ applied: applied.length, schema: config.DATABASE_SCHEMA }, 'migrations up to date');
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+run().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
