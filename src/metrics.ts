@@ -9,6 +9,7 @@ export interface Metrics {
   readonly commitDuration: Histogram<'type'>;
   readonly asksTimedOut: Counter<'type'>;
   readonly deadLettered: Counter<'type'>;
+  readonly redeliveriesSkipped: Counter<'type'>;
   readonly mailboxLag: Gauge<'type' | 'partition'>;
   readonly partitionsOwned: Gauge<'type'>;
 }
@@ -54,6 +55,12 @@ export function createMetrics(): Metrics {
     deadLettered: new Counter({
       name: 'hearth_dead_lettered_total',
       help: 'Messages moved to the dead-letter stream',
+      labelNames: ['type'],
+      registers,
+    }),
+    redeliveriesSkipped: new Counter({
+      name: 'hearth_redeliveries_skipped_total',
+      help: 'Redelivered messages acknowledged without being applied again (already in the snapshot)',
       labelNames: ['type'],
       registers,
     }),

@@ -182,6 +182,7 @@ export class PartitionWorker {
       await this.ops.settle([], outcome.replies, dead, this.d.deadStream, this.d.workerId);
     }
     this.countDead(dead);
+    if (outcome.duplicates > 0) this.d.metrics.redeliveriesSkipped.inc({ type: this.d.def.type }, outcome.duplicates);
   }
 
   /** Redelivered entries past MAX_DELIVERIES: they keep killing their worker, so they are set aside. */

@@ -137,7 +137,8 @@ export class Runtime {
         metrics: this.d.metrics,
         clock: this.d.clock ?? (() => new Date()),
         options: this.d.options,
-        onLost: (reason) => void this.drop(def.type, p, reason),
+        // Free the lease too (a no-op if the new owner holds it), so this worker can take it again.
+        onLost: (reason) => void this.handBack(def.type, p, reason).catch(() => undefined),
       });
       this.owned.set(id, { worker, epoch });
       worker.start();

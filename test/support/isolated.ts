@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { inject } from 'vitest';
+import { createKeys, type Keys } from '../../src/actors/runtime/keys.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger, type Logger } from '../../src/log.js';
+import { createSql, type Sql } from '../../src/store/db.js';
+import { migrate } from '../../src/store/migrate.js';
+
+export interface Isolated {
+  prefix: string;
+  schema: string;
+  redisUrl: string;
+  databaseUrl: string;
+  keys: Keys;
+  /** A plain connection for assertions (with an offline queue, unlike the service's). */
+  redis: Redis;
+  sql: Sql;
+  log: Logger;
+  /** The environment a hearth process of this test file would get. */
+  env(overrides?: Record<string, string>): Record<string, string>;
+  config(overrides?: Record<string, string>): Config;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A Redis key prefix and a Postgres schema of this test file's own, migrated, so that files run
+ * in parallel without seeing each other's data. `cleanup()` drops both.
+ */
+export async function isolated(): Promise<Isolated> {
+  const id = randomBytes(4).toString('hex');
+  const prefix = `t${id}`;
+  const schema = `t_${id}`;
+  const redisUrl = inject('redisUrl');
+  const databaseUrl = inject('databaseUrl');
+  const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'error', 'test');
+  const sql = createSql({ url: databaseUrl, schema, max: 4 });
+  await migrate(sql, schema, log);
+  const redis = new Redis(redisUrl);
+  const env = (overrides: Record<string, string> = {}): Record<string, string> => ({
+    DATABASE_URL: databaseUrl,
+    DATABASE_SCHEMA: schema,
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: prefix,
+    LOG_LEVEL: 'error',
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LEASE_TTL_MS: '1500',
+    ...overrides,
+  });
+  return {
+    prefix,
+    schema,
+    redisUrl,
+    databaseUrl,
+    keys: createKeys(prefix),
+    redis,
+    sql,
+    log,
+    env,
+    config: (overrides) => loadConfig(env(overrides)),
+    async cleanup() {
+      let cursor = '0';
+      do {
+        const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        if (found.length) await redis.unlink(...found);
+      } while (cursor !== '0');
+      redis.disconnect();
+      await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await sql.end({ timeout: 5 });
+    },
+  };
+}
+
+/** Polls until `check` returns true or `timeoutMs` passes; returns the last value it saw. */
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, everyMs));
+    value = await read();
+  }
+  return value;
+}

@@ -1,0 +1,67 @@
+import { ActorClient } from '../../src/actors/runtime/actor-client.js';
+import { connectRedis, createRedis } from '../../src/actors/runtime/redis.js';
+import { Runtime, type RuntimeOptions } from '../../src/actors/runtime/runtime.js';
+import type { ActorDefinition } from '../../src/actors/runtime/types.js';
+import { actors as defaultActors } from '../../src/actors/registry.js';
+import { processId } from '../../src/hearth.js';
+import { createMetrics, type Metrics } from '../../src/metrics.js';
+import { createPgSnapshotStore } from '../../src/store/snapshot-store.js';
+import type { Isolated } from './isolated.js';
+
+export const testRuntimeOptions: RuntimeOptions = {
+  partitions: 4,
+  leaseTtlMs: 1_500,
+  batch: 256,
+  blockMs: 500,
+  maxDeliveries: 3,
+  cacheSize: 10_000,
+  trimEveryMs: 60_000,
+};
+
+/** A worker runtime in this process, on the test file's prefix and schema. */
+export async function startRuntime(
+  env: Isolated,
+  opts: { actors?: readonly ActorDefinition[]; options?: Partial<RuntimeOptions>; workerId?: string; metrics?: Metrics } = {},
+): Promise<Runtime> {
+  const redis = await connectRedis(createRedis(env.redisUrl, 'test-worker'), env.redisUrl);
+  const runtime = new Runtime({
+    workerId: opts.workerId ?? processId('worker'),
+    redis,
+    connect: (name) => createRedis(env.redisUrl, name),
+    store: createPgSnapshotStore(env.sql),
+    keys: env.keys,
+    log: env.log,
+    metrics: opts.metrics ?? createMetrics(),
+    actors: opts.actors ?? defaultActors,
+    options: { ...testRuntimeOptions, ...opts.options },
+  });
+  await runtime.start();
+  const close = runtime.close.bind(runtime);
+  runtime.close = async () => {
+    await close();
+    redis.disconnect();
+  };
+  return runtime;
+}
+
+/** An ask/tell client in this process, on the test file's prefix. */
+export async function startClient(env: Isolated, opts: { timeoutMs?: number; partitions?: number } = {}): Promise<ActorClient> {
+  const redis = await connectRedis(createRedis(env.redisUrl, 'test-client'), env.redisUrl);
+  const reader = await connectRedis(createRedis(env.redisUrl, 'test-client-replies'), env.redisUrl);
+  const client = new ActorClient(
+    redis,
+    reader,
+    env.keys,
+    processId('gateway'),
+    { defaultTimeoutMs: opts.timeoutMs ?? 10_000, maxInFlight: 100_000, partitionsOf: () => opts.partitions ?? testRuntimeOptions.partitions },
+    env.log,
+    createMetrics(),
+  );
+  await client.start();
+  const close = client.close.bind(client);
+  client.close = async () => {
+    await close();
+    redis.disconnect();
+  };
+  return client;
+}
