@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHearth, type Hearth } from '../../src/hearth.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+import { startProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.js';
+
+describe('HTTP gateway', () => {
+  let env: Isolated;
+  let hearth: Hearth;
+  let redisProxy: TcpProxy;
+  let pgProxy: TcpProxy;
+  let base: string;
+
+  beforeAll(async () => {
+    env = await isolated();
+    const redis = viaProxy(env.redisUrl);
+    const pg = viaProxy(env.databaseUrl);
+    redisProxy = await startProxy(redis.host, redis.port);
+    pgProxy = await startProxy(pg.host, pg.port);
+    const config = env.config({
+      REDIS_URL: viaProxy(env.redisUrl, redisProxy.port).url,
+      DATABASE_URL: viaProxy(env.databaseUrl, pgProxy.port).url,
+      HEARTH_DIAGNOSTICS: 'true',
+      MAX_BODY_BYTES: '1024',
+      ACTOR_PARTITIONS: '2',
+    });
+    hearth = await startHearth(config, env.log);
+    base = `http://127.0.0.1:${hearth.port}`;
+  });
+
+  afterAll(async () => {
+    await hearth.close();
+    await redisProxy.close();
+    await pgProxy.close();
+    await env.cleanup();
+  });
+
+  const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    fetch(`${base}${path}`, { method: 'POST', body, headers });
+
+  it('GET /health pings Redis and Postgres', async () => {
+    const res = await fetch(`${base}/health`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 'ok', checks: { redis: 'ok', postgres: 'ok' } });
+    expect(new Date(String(body.timestamp)).toString()).not.toBe('Invalid Date');
+  });
+
+  it('echoes x-request-id as X-Request-Id, and makes one when absent or unsafe', async () => {
+    const given = await fetch(`${base}/health`, { headers: { 'x-request-id': 'req-123' } });
+    expect(given.headers.get('x-request-id')).toBe('req-123');
+    const made = await fetch(`${base}/health`);
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const unsafe = await fetch(`${base}/health`, { headers: { 'x-request-id': 'a b<script>' } });
+    expect(unsafe.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers an unknown route with 404 and a wrong method with 405 and Allow', async () => {
+    const missing = await fetch(`${base}/nowhere`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no route for GET /nowhere' } });
+    const wrong = await fetch(`${base}/health`, { method: 'DELETE' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET');
+  });
+
+  it('routes an ask through the runtime and back', async () => {
+    const res = await post('/v1/diagnostics/echo', JSON.stringify({ key: 'g1', payload: { hello: 'world' } }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ payload: { hello: 'world' }, echoes: 1 });
+  });
+
+  it('refuses bad bodies with clear 4xx errors', async () => {
+    const badJson = await post('/v1/diagnostics/echo', '{"key":');
+    expect(badJson.status).toBe(400);
+    expect(((await badJson.json()) as { error: { code: string } }).error.code).toBe('INVALID_JSON');
+
+    const wrongType = await post('/v1/diagnostics/echo', 'key=a', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(wrongType.status).toBe(415);
+
+    const unknownField = await post('/v1/diagnostics/echo', JSON.stringify({ key: 'a', payload: 1, extra: true }));
+    expect(unknownField.status).toBe(400);
+    const body = (await unknownField.json()) as { error: { code: string; details: unknown[] } };
+    expect(body.error.code).toBe('VALIDATION_FAILED');
+    expect(body.error.details.length).toBeGreaterThan(0);
+
+    const huge = await post('/v1/diagnostics/echo', JSON.stringify({ key: 'a', payload: 'x'.repeat(5_000) }));
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as { error: { code: string } }).error.code).toBe('BODY_TOO_LARGE');
+
+    const badParam = await post('/v1/diagnostics/counters/%E0%A4%A', '{}');
+    expect(badParam.status).toBe(404);
+  });
+
+  it('serves Prometheus metrics with request counts, commit batches and mailbox lag', async () => {
+    const res = await fetch(`${base}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/hearth_http_requests_total\{method="POST",route="\/v1\/diagnostics\/echo",status="200"\} 1/);
+    expect(text).toMatch(/hearth_commit_batch_size_count\{type="echo"\} \d+/);
+    expect(text).toMatch(/hearth_mailbox_lag\{type="echo",partition="0"\} 0/);
+    expect(text).toMatch(/hearth_asks_timed_out_total/);
+  });
+
+  it('answers 503 within a second when Redis is down, and recovers when it is back', async () => {
+    redisProxy.cut();
+    const started = Date.now();
+    const res = await post('/v1/diagnostics/echo', JSON.stringify({ key: 'down', payload: 1 }));
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const health = await fetch(`${base}/health`);
+    expect(health.status).toBe(503);
+    expect(((await health.json()) as { checks: Record<string, string> }).checks.redis).toMatch(/^unreachable/);
+
+    redisProxy.restore();
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await post('/v1/diagnostics/echo', JSON.stringify({ key: 'back', payload: 1 }))).status;
+    }
+    expect(status).toBe(200);
+  });
+
+  it('reports 503 naming postgres when Postgres is unreachable', async () => {
+    pgProxy.cut();
+    const res = await fetch(`${base}/health`);
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { status: string; checks: Record<string, string> };
+    expect(body.status).toBe('error');
+    expect(body.checks.redis).toBe('ok');
+    expect(body.checks.postgres).toMatch(/^unreachable/);
+    pgProxy.restore();
+    let status = 0;
+    for (let i = 0; i < 30 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await fetch(`${base}/health`)).status;
+    }
+    expect(status).toBe(200);
+  });
+});

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isolated, type Isolated } from '../support/isolated.js';
+import { spawnHearth, type HearthProcess } from '../support/processes.js';
+
+describe('running as processes', () => {
+  let env: Isolated;
+  const procs: HearthProcess[] = [];
+
+  beforeAll(async () => {
+    env = await isolated();
+  });
+
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.kill()));
+    await env.cleanup();
+  });
+
+  it('exits non-zero with one line naming DATABASE_URL when it is missing', async () => {
+    const { DATABASE_URL: _omit, ...rest } = env.env();
+    const proc = spawnHearth(rest);
+    expect(await proc.exited).toBe(1);
+    expect(proc.stderr).toHaveLength(1);
+    expect(proc.stderr[0]).toMatch(/^hearth: invalid configuration: DATABASE_URL is missing: set it to a PostgreSQL URL/);
+  });
+
+  it('exits non-zero naming LOG_LEVEL when it is not one of the allowed levels', async () => {
+    const proc = spawnHearth(env.env({ LOG_LEVEL: 'verbose' }));
+    expect(await proc.exited).toBe(1);
+    expect(proc.stderr.join('\n')).toMatch(/LOG_LEVEL .*one of debug, info, warn, error/);
+  });
+
+  it('says "Database connection failed" with the remedy when Postgres cannot be reached', async () => {
+    const proc = spawnHearth(env.env({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }));
+    expect(await proc.exited).toBe(1);
+    expect(proc.stderr).toHaveLength(1);
+    expect(proc.stderr[0]).toMatch(/Database connection failed .*start the database and correct the variable/);
+  });
+
+  it('serves requests with ROLE=gateway and ROLE=worker in two processes, and stops cleanly on SIGTERM', async () => {
+    const worker = spawnHearth(env.env({ ROLE: 'worker', LOG_LEVEL: 'info', ACTOR_PARTITIONS: '4' }));
+    const gateway = spawnHearth(env.env({ ROLE: 'gateway', LOG_LEVEL: 'info', ACTOR_PARTITIONS: '4', HEARTH_DIAGNOSTICS: 'true' }));
+    procs.push(worker, gateway);
+    const listening = await gateway.waitFor((l) => l.msg === 'hearth listening');
+    await worker.waitFor((l) => l.msg === 'partition taken');
+    const base = `http://127.0.0.1:${String(listening.port)}`;
+
+    for (let i = 1; i <= 5; i++) {
+      const res = await fetch(`${base}/v1/diagnostics/counters/two-procs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ by: 2 }),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ count: 2 * i, applied: i });
+    }
+    // The gateway runs no actors and the worker serves no HTTP.
+    expect(gateway.lines.some((l) => l.msg === 'partition taken')).toBe(false);
+    expect(worker.lines.some((l) => l.msg === 'hearth listening')).toBe(false);
+
+    expect(await gateway.stop()).toBe(0);
+    expect(await worker.stop()).toBe(0);
+    expect(worker.lines.some((l) => l.msg === 'partition released' && l.reason === 'worker closing')).toBe(true);
+    const live = await env.redis.zrange(env.keys.workers, 0, -1);
+    expect(live).toEqual([]);
+  });
+});
