@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CounterState } from '../../src/actors/diagnostics/counter.js';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
-import { eventually, isolated, type Isolated } from '../support/isolated.js';
+import { countOf, eventually, isolated, type Isolated } from '../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { startClient } from '../support/runtime-harness.js';
 
@@ -55,8 +55,8 @@ describe('crash recovery', () => {
     const total = states.reduce((n, s) => n + s.count, 0);
     expect(total).toBe(sent);
     for (const s of states) expect(s).toEqual({ count: rounds, applied: rounds, lastSeq: rounds, outOfOrder: 0 });
-    const [{ n }] = (await env.sql<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM outbox WHERE actor_type = 'counter' AND actor_key LIKE 'crash-%'`) as [{ n: number }];
+    const n = await countOf(env.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM outbox WHERE actor_type = 'counter' AND actor_key LIKE 'crash-%'`);
     expect(n).toBe(sent);
     // Nothing left behind: every entry of the counter mailboxes was acknowledged.
     for (let p = 0; p < 4; p++) {

@@ -3,7 +3,7 @@ import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import { emptySlot } from '../../src/actors/runtime/apply-batch.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
 import { createPgSnapshotStore, FencedError } from '../../src/store/snapshot-store.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { countOf, isolated, type Isolated } from '../support/isolated.js';
 import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
 
 describe('fencing epochs', () => {
@@ -40,7 +40,7 @@ describe('fencing epochs', () => {
     await expect(stale).rejects.toBeInstanceOf(FencedError);
     const slots = await store.load('counter', ['k']);
     expect(slots.get('k')).toEqual({ state: { count: 1 }, version: 1, lastMsgId: '1-0' });
-    const [{ n }] = (await env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox`) as [{ n: number }];
+    const n = await countOf(env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox`);
     expect(n).toBe(0);
   });
 

@@ -3,7 +3,7 @@ import type { CounterState } from '../../src/actors/diagnostics/counter.js';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';
 import { createMetrics } from '../../src/metrics.js';
-import { eventually, isolated, type Isolated } from '../support/isolated.js';
+import { countOf, eventually, isolated, type Isolated } from '../support/isolated.js';
 import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
 
 describe('redelivery', () => {
@@ -43,7 +43,7 @@ describe('redelivery', () => {
     const after = await Promise.all(keys.map((k) => client.ask<CounterState>('counter', k, { kind: 'get' })));
     expect(after).toEqual(before);
     expect(after.every((s) => s.count === 20 && s.applied === 10)).toBe(true);
-    const [{ n }] = (await env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox`) as [{ n: number }];
+    const n = await countOf(env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox`);
     expect(n).toBe(30);
   });
 });

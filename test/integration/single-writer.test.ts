@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CounterState } from '../../src/actors/diagnostics/counter.js';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';
-import { eventually, isolated, type Isolated } from '../support/isolated.js';
+import { countOf, eventually, isolated, type Isolated } from '../support/isolated.js';
 import { startClient, startRuntime } from '../support/runtime-harness.js';
 
 describe('single writer per partition', () => {
@@ -52,7 +52,7 @@ describe('single writer per partition', () => {
     expect(overlaps).toEqual([]);
     expect(b?.ownedPartitions().length).toBe(8);
     for (const s of states) expect(s).toEqual({ count: perKey, applied: perKey, lastSeq: perKey, outOfOrder: 0 });
-    const [{ n }] = (await env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox WHERE actor_type = 'counter'`) as [{ n: number }];
+    const n = await countOf(env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox WHERE actor_type = 'counter'`);
     expect(n).toBe(sent);
     await b?.close();
   });

@@ -89,3 +89,9 @@ export async function eventually<T>(
   }
   return value;
 }
+
+/** The `n` column of a one-row count query. */
+export async function countOf(query: PromiseLike<ReadonlyArray<{ n: number }>>): Promise<number> {
+  const rows = await query;
+  return rows[0]?.n ?? Number.NaN;
+}

@@ -30,12 +30,15 @@ export class MailboxOps {
     return res?.[0]?.[1] ?? [];
   }
 
-  /** Moves every pending entry of the group (a previous owner's included) to this consumer. */
+  /**
+   * Moves every pending entry of the group (a previous owner's included) to this consumer.
+   * JUSTID leaves the delivery counter alone: only the read that follows counts as a delivery.
+   */
   async claimAll(): Promise<number> {
     let cursor = '0-0';
     let claimed = 0;
     do {
-      const res = (await this.redis.xautoclaim(this.stream, this.group, this.consumer, 0, cursor, 'COUNT', 1000)) as [
+      const res = (await this.redis.xautoclaim(this.stream, this.group, this.consumer, 0, cursor, 'COUNT', 1000, 'JUSTID')) as [
         string,
         unknown[],
       ];

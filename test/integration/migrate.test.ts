@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate, MigrationError, readMigrations } from '../../src/store/migrate.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+
+describe('migrations', () => {
+  let env: Isolated;
+
+  beforeAll(async () => {
+    env = await isolated();
+  });
+
+  afterAll(async () => {
+    await env.cleanup();
+  });
+
+  it('are idempotent: a second run applies nothing', async () => {
+    expect(await migrate(env.sql, env.schema, env.log)).toEqual([]);
+    const rows = await env.sql<{ name: string }[]>`SELECT name FROM schema_migrations ORDER BY id`;
+    expect(rows.map((r) => r.name)).toEqual((await readMigrations()).map((m) => m.name));
+  });
+
+  it('create the snapshot, fence and outbox tables in the configured schema', async () => {
+    const tables = await env.sql<{ table_name: string }[]>`
+      SELECT table_name FROM information_schema.tables WHERE table_schema = ${env.schema} ORDER BY table_name`;
+    expect(tables.map((t) => t.table_name)).toEqual(['actor_snapshots', 'outbox', 'partition_fences', 'schema_migrations']);
+  });
+
+  it('run safely when several processes start at once', async () => {
+    const results = await Promise.all([1, 2, 3].map(() => migrate(env.sql, env.schema, env.log)));
+    expect(results.flat()).toEqual([]);
+  });
+
+  it('refuse a migration edited after it was applied, naming the remedy', async () => {
+    await env.sql`UPDATE schema_migrations SET checksum = 'tampered' WHERE id = 1`;
+    const err = await migrate(env.sql, env.schema, env.log).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MigrationError);
+    expect((err as Error).message).toMatch(/^Migration failed \(001_runtime was edited after it was applied.*re-run the migrations/);
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const minimal = { DATABASE_URL: 'postgres://u@h:5432/db', LOG_LEVEL: 'info' };
+
+describe('loadConfig', () => {
+  it('fills every default from a minimal environment', () => {
+    const c = loadConfig(minimal);
+    expect(c).toMatchObject({
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      PORT: 3000,
+      NODE_ENV: 'development',
+      ROLE: 'all',
+      DATABASE_SCHEMA: 'public',
+      REDIS_PREFIX: 'hearth',
+      ACTOR_PARTITIONS: 16,
+      HEARTH_DIAGNOSTICS: false,
+    });
+  });
+
+  it('coerces numbers and booleans from strings', () => {
+    const c = loadConfig({ ...minimal, PORT: '8080', ACTOR_PARTITIONS: '4', HEARTH_DIAGNOSTICS: 'true' });
+    expect(c.PORT).toBe(8080);
+    expect(c.ACTOR_PARTITIONS).toBe(4);
+    expect(c.HEARTH_DIAGNOSTICS).toBe(true);
+  });
+
+  it('names a missing DATABASE_URL and its fix in one line', () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'info' })).toThrowError(ConfigError);
+    try {
+      loadConfig({ LOG_LEVEL: 'info' });
+    } catch (err) {
+      const message = (err as Error).message;
+      expect(message).not.toContain('\n');
+      expect(message).toMatch(/DATABASE_URL is missing: set it to a PostgreSQL URL/);
+    }
+  });
+
+  it('names every bad variable at once', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', PORT: '70000', ROLE: 'boss' })).toThrowError(
+      /DATABASE_URL must start with postgres.*LOG_LEVEL .*PORT .*ROLE /,
+    );
+  });
+
+  it('refuses a schema name that is not a plain identifier', () => {
+    expect(() => loadConfig({ ...minimal, DATABASE_SCHEMA: 'x"; drop table y' })).toThrowError(/DATABASE_SCHEMA must be a lower-case SQL identifier/);
+  });
+
+  it('refuses a Redis URL of another scheme', () => {
+    expect(() => loadConfig({ ...minimal, REDIS_URL: 'http://localhost' })).toThrowError(/REDIS_URL must start with redis:\/\//);
+  });
+});

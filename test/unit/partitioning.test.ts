@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { ownerOf, partitionsFor } from '../../src/actors/runtime/assignment.js';
+import { createKeys, fnv1a, partitionOf } from '../../src/actors/runtime/keys.js';
+import { compareStreamIds, isStreamId } from '../../src/actors/runtime/stream-id.js';
+
+describe('stream ids', () => {
+  it('compare numerically, not as strings', () => {
+    expect(compareStreamIds('9-0', '10-0')).toBe(-1);
+    expect(compareStreamIds('10-2', '10-10')).toBe(-1);
+    expect(compareStreamIds('10-10', '10-10')).toBe(0);
+    expect(compareStreamIds('1795323176967-1', '1795323176967-0')).toBe(1);
+  });
+  it('recognise the id form', () => {
+    expect(isStreamId('1-0')).toBe(true);
+    expect(isStreamId('1')).toBe(false);
+    expect(isStreamId('a-b')).toBe(false);
+  });
+});
+
+describe('keys', () => {
+  const keys = createKeys('hearth');
+  it('names mailboxes as the operator docs say', () => {
+    expect(keys.mailbox('voucher', 3)).toBe('hearth:voucher:p3');
+    expect(keys.replies('gw-1')).toBe('hearth:reply:gw-1');
+    expect(keys.chatEvents('s1')).toBe('hearth:events:chat:s1');
+  });
+  it('refuses key parts that could break a key name', () => {
+    expect(() => keys.mailbox('Voucher Type', 1)).toThrow(/invalid actor type/);
+    expect(() => keys.replies('a b')).toThrow(/invalid key part/);
+    expect(() => createKeys('x*y')).toThrow();
+  });
+});
+
+describe('partitionOf', () => {
+  it('is stable (the same key always lands on the same partition)', () => {
+    expect(fnv1a('voucher-1')).toBe(fnv1a('voucher-1'));
+    expect(fnv1a('')).toBe(0x811c9dc5);
+    expect(partitionOf('a', 16)).toBe(fnv1a('a') % 16);
+  });
+  it('spreads keys roughly evenly', () => {
+    const counts = new Array<number>(16).fill(0);
+    for (let i = 0; i < 16_000; i++) counts[partitionOf(`key-${i}`, 16)]!++;
+    expect(Math.min(...counts)).toBeGreaterThan(800);
+    expect(Math.max(...counts)).toBeLessThan(1200);
+  });
+});
+
+describe('assignment', () => {
+  it('gives every partition exactly one owner, evenly', () => {
+    const members = ['w3', 'w1', 'w2'];
+    const shares = members.map((m) => partitionsFor('voucher', 16, members, m));
+    expect(shares.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+    const sizes = shares.map((s) => s.length);
+    expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+  });
+  it('does not depend on the order members are listed in', () => {
+    expect(ownerOf('survey', 5, ['b', 'a', 'c'])).toBe(ownerOf('survey', 5, ['c', 'b', 'a']));
+  });
+  it('has no owner when no worker is alive', () => {
+    expect(ownerOf('survey', 0, [])).toBeUndefined();
+  });
+});
