@@ -4,9 +4,7 @@ import { z } from 'zod';
  * The one schema over the environment. Nothing else in `src/` reads `process.env`:
  * `main.ts` calls {@link loadConfig} once and passes the result down.
  */
-const bool = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const positiveInt = z.coerce.number().int().positive();
 

@@ -36,7 +36,10 @@ export interface StartOptions {
 
 /** A process-unique id that is also a valid Redis key part. */
 export function processId(role: string): string {
-  const host = hostname().replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 40) || 'host';
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9_.-]/g, '')
+      .slice(0, 40) || 'host';
   return `${role}-${host}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -99,20 +102,38 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     if (config.ROLE !== 'worker') {
       const gatewayId = processId('gateway');
       const reader = await connectRedis(createRedis(config.REDIS_URL, `${gatewayId}:replies`), config.REDIS_URL);
-      client = new ActorClient(redis, reader, keys, gatewayId, {
-        defaultTimeoutMs: config.ASK_TIMEOUT_MS,
-        maxInFlight: config.ASK_MAX_IN_FLIGHT,
-        partitionsOf,
-      }, log.child({ role: 'gateway' }), metrics);
+      client = new ActorClient(
+        redis,
+        reader,
+        keys,
+        gatewayId,
+        {
+          defaultTimeoutMs: config.ASK_TIMEOUT_MS,
+          maxInFlight: config.ASK_MAX_IN_FLIGHT,
+          partitionsOf,
+        },
+        log.child({ role: 'gateway' }),
+        metrics,
+      );
       await client.start();
       const c = client;
       cleanups.push(() => c.close());
 
-      const router = new Router()
-        .add(healthRoute({ redis, sql }))
-        .add(metricsRoute({ metrics, redis, keys, types: actors.map((a) => ({ type: a.type, partitions: partitionsOf(a.type) })) }));
+      const router = new Router().add(healthRoute({ redis, sql })).add(
+        metricsRoute({
+          metrics,
+          redis,
+          keys,
+          types: actors.map((a) => ({ type: a.type, partitions: partitionsOf(a.type) })),
+        }),
+      );
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
-      const server = new HttpServer({ router, log: log.child({ role: 'gateway' }), metrics, maxBodyBytes: config.MAX_BODY_BYTES });
+      const server = new HttpServer({
+        router,
+        log: log.child({ role: 'gateway' }),
+        metrics,
+        maxBodyBytes: config.MAX_BODY_BYTES,
+      });
       port = await server.listen(config.HOST, config.PORT);
       cleanups.push(() => server.close(config.SHUTDOWN_GRACE_MS));
       log.info({ port, role: config.ROLE }, 'hearth listening');

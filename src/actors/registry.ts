@@ -3,4 +3,4 @@ import { echoActor } from './diagnostics/echo.js';
 import type { ActorDefinition } from './runtime/types.js';
 
 /** Every actor type a worker hosts. Product actors join this list as they are built. */
-export const actors: readonly ActorDefinition[] = [echoActor as ActorDefinition, counterActor as ActorDefinition];
+export const actors: readonly ActorDefinition[] = [echoActor, counterActor];

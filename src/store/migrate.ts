@@ -56,7 +56,8 @@ export async function migrate(sql: Sql, schema: string, log: Logger): Promise<st
       for (const m of migrations) {
         const seen = done.get(m.id);
         if (seen !== undefined) {
-          if (seen !== m.checksum) throw new Error(`${m.name} was edited after it was applied; add a new migration instead`);
+          if (seen !== m.checksum)
+            throw new Error(`${m.name} was edited after it was applied; add a new migration instead`);
           continue;
         }
         await tx.unsafe(m.sql);

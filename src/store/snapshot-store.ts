@@ -66,7 +66,9 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
         const [fence] = await tx<{ epoch: string }[]>`
           SELECT epoch FROM partition_fences WHERE type = ${type} AND partition = ${partition} FOR SHARE`;
         if (!fence || Number(fence.epoch) !== epoch) {
-          throw new FencedError(`partition ${type}/${partition} is fenced at epoch ${fence?.epoch ?? 'none'}, not ${epoch}`);
+          throw new FencedError(
+            `partition ${type}/${partition} is fenced at epoch ${fence?.epoch ?? 'none'}, not ${epoch}`,
+          );
         }
         if (dirty.size > 0) {
           const keys = [...dirty.keys()];
@@ -82,7 +84,9 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
                   epoch = EXCLUDED.epoch, updated_at = now()
               WHERE actor_snapshots.epoch <= EXCLUDED.epoch AND actor_snapshots.version < EXCLUDED.version`;
           if (written.count !== keys.length) {
-            throw new FencedError(`${keys.length - written.count} snapshot(s) of ${type}/${partition} were written by a newer owner`);
+            throw new FencedError(
+              `${keys.length - written.count} snapshot(s) of ${type}/${partition} were written by a newer owner`,
+            );
           }
         }
         if (outbox.length > 0) {

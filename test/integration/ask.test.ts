@@ -64,7 +64,9 @@ describe('ask and tell', () => {
     const fields = dead[0]![1];
     expect(fields[fields.indexOf('key') + 1]).toBe('poison');
     expect(fields[fields.indexOf('error') + 1]).toMatch(/boom/);
-    await expect(client.ask('echo', 'poison', { kind: 'echo', payload: 'ok' })).resolves.toMatchObject({ payload: 'ok' });
+    await expect(client.ask('echo', 'poison', { kind: 'echo', payload: 'ok' })).resolves.toMatchObject({
+      payload: 'ok',
+    });
   });
 
   it('tell() applies without a reply', async () => {

@@ -19,12 +19,22 @@ describe('dead-letter stream', () => {
     const key = 'crashy';
     const stream = env.keys.mailbox('counter', partitionOf(key, testRuntimeOptions.partitions));
     await env.redis.xgroup('CREATE', stream, env.keys.group, '0', 'MKSTREAM');
-    const fields = (by: number) => encodeEntry({ key, kind: 'add', body: JSON.stringify({ kind: 'add', by }), reply: '', corr: '', ts: Date.now(), deadline: 0 });
+    const fields = (by: number) =>
+      encodeEntry({
+        key,
+        kind: 'add',
+        body: JSON.stringify({ kind: 'add', by }),
+        reply: '',
+        corr: '',
+        ts: Date.now(),
+        deadline: 0,
+      });
     const poisonId = (await env.redis.xadd(stream, '*', ...fields(100))) as string;
     await env.redis.xadd(stream, '*', ...fields(1));
     // Three earlier owners each read the first entry and died before acknowledging it.
     await env.redis.xreadgroup('GROUP', env.keys.group, 'dead-1', 'COUNT', 1, 'STREAMS', stream, '>');
-    for (const consumer of ['dead-2', 'dead-3', 'dead-4']) await env.redis.xclaim(stream, env.keys.group, consumer, 0, poisonId);
+    for (const consumer of ['dead-2', 'dead-3', 'dead-4'])
+      await env.redis.xclaim(stream, env.keys.group, consumer, 0, poisonId);
 
     const runtime = await startRuntime(env, { options: { maxDeliveries: 3 } });
     const client = await startClient(env);

@@ -66,14 +66,18 @@ describe('fencing epochs', () => {
     const key = 'fence-key';
     const p = partitionOf(key, testRuntimeOptions.partitions);
     await client.ask('counter', key, { kind: 'add', by: 1 });
-    const [before] = await env.sql<{ epoch: string }[]>`SELECT epoch FROM partition_fences WHERE type = 'counter' AND partition = ${p}`;
+    const [before] = await env.sql<
+      { epoch: string }[]
+    >`SELECT epoch FROM partition_fences WHERE type = 'counter' AND partition = ${p}`;
     // Another owner takes the fence behind the worker's back (as after a long GC pause).
     await env.sql`UPDATE partition_fences SET epoch = epoch + 1, owner = 'intruder' WHERE type = 'counter' AND partition = ${p}`;
     // The worker's next commit is refused; the message stays pending, the worker hands the
     // partition back, re-takes it with a fresh epoch and applies the message exactly once.
     const reply = await client.ask<{ count: number; applied: number }>('counter', key, { kind: 'add', by: 1 }, 10_000);
     expect(reply).toMatchObject({ count: 2, applied: 2 });
-    const [after] = await env.sql<{ owner: string; epoch: string }[]>`SELECT owner, epoch FROM partition_fences WHERE type = 'counter' AND partition = ${p}`;
+    const [after] = await env.sql<
+      { owner: string; epoch: string }[]
+    >`SELECT owner, epoch FROM partition_fences WHERE type = 'counter' AND partition = ${p}`;
     expect(after?.owner).toBe('fenced-worker');
     expect(Number(after?.epoch)).toBe(Number(before?.epoch) + 2);
     await expect(client.ask('counter', key, { kind: 'get' })).resolves.toMatchObject({ count: 2, applied: 2 });

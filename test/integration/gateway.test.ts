@@ -74,7 +74,9 @@ describe('HTTP gateway', () => {
     expect(badJson.status).toBe(400);
     expect(((await badJson.json()) as { error: { code: string } }).error.code).toBe('INVALID_JSON');
 
-    const wrongType = await post('/v1/diagnostics/echo', 'key=a', { 'content-type': 'application/x-www-form-urlencoded' });
+    const wrongType = await post('/v1/diagnostics/echo', 'key=a', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(wrongType.status).toBe(415);
 
     const unknownField = await post('/v1/diagnostics/echo', JSON.stringify({ key: 'a', payload: 1, extra: true }));

@@ -22,7 +22,12 @@ describe('migrations', () => {
   it('create the snapshot, fence and outbox tables in the configured schema', async () => {
     const tables = await env.sql<{ table_name: string }[]>`
       SELECT table_name FROM information_schema.tables WHERE table_schema = ${env.schema} ORDER BY table_name`;
-    expect(tables.map((t) => t.table_name)).toEqual(['actor_snapshots', 'outbox', 'partition_fences', 'schema_migrations']);
+    expect(tables.map((t) => t.table_name)).toEqual([
+      'actor_snapshots',
+      'outbox',
+      'partition_fences',
+      'schema_migrations',
+    ]);
   });
 
   it('run safely when several processes start at once', async () => {
@@ -34,6 +39,8 @@ describe('migrations', () => {
     await env.sql`UPDATE schema_migrations SET checksum = 'tampered' WHERE id = 1`;
     const err = await migrate(env.sql, env.schema, env.log).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MigrationError);
-    expect((err as Error).message).toMatch(/^Migration failed \(001_runtime was edited after it was applied.*re-run the migrations/);
+    expect((err as Error).message).toMatch(
+      /^Migration failed \(001_runtime was edited after it was applied.*re-run the migrations/,
+    );
   });
 });

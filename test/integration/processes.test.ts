@@ -20,7 +20,9 @@ describe('running as processes', () => {
     const proc = spawnHearth(rest);
     expect(await proc.exited).toBe(1);
     expect(proc.stderr).toHaveLength(1);
-    expect(proc.stderr[0]).toMatch(/^hearth: invalid configuration: DATABASE_URL is missing: set it to a PostgreSQL URL/);
+    expect(proc.stderr[0]).toMatch(
+      /^hearth: invalid configuration: DATABASE_URL is missing: set it to a PostgreSQL URL/,
+    );
   });
 
   it('exits non-zero naming LOG_LEVEL when it is not one of the allowed levels', async () => {
@@ -38,7 +40,9 @@ describe('running as processes', () => {
 
   it('serves requests with ROLE=gateway and ROLE=worker in two processes, and stops cleanly on SIGTERM', async () => {
     const worker = spawnHearth(env.env({ ROLE: 'worker', LOG_LEVEL: 'info', ACTOR_PARTITIONS: '4' }));
-    const gateway = spawnHearth(env.env({ ROLE: 'gateway', LOG_LEVEL: 'info', ACTOR_PARTITIONS: '4', HEARTH_DIAGNOSTICS: 'true' }));
+    const gateway = spawnHearth(
+      env.env({ ROLE: 'gateway', LOG_LEVEL: 'info', ACTOR_PARTITIONS: '4', HEARTH_DIAGNOSTICS: 'true' }),
+    );
     procs.push(worker, gateway);
     const listening = await gateway.waitFor((l) => l.msg === 'hearth listening');
     await worker.waitFor((l) => l.msg === 'partition taken');

@@ -52,7 +52,9 @@ describe('single writer per partition', () => {
     expect(overlaps).toEqual([]);
     expect(b?.ownedPartitions().length).toBe(8);
     for (const s of states) expect(s).toEqual({ count: perKey, applied: perKey, lastSeq: perKey, outOfOrder: 0 });
-    const n = await countOf(env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox WHERE actor_type = 'counter'`);
+    const n = await countOf(
+      env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox WHERE actor_type = 'counter'`,
+    );
     expect(n).toBe(sent);
     await b?.close();
   });
@@ -60,7 +62,7 @@ describe('single writer per partition', () => {
   it('spreads partitions evenly over live workers', async () => {
     const workers = await Promise.all(['w1', 'w2', 'w3'].map((id) => startRuntime(env, { workerId: `even-${id}` })));
     const counts = await eventually(
-      async () => workers.map((w) => w.ownedPartitions().length),
+      () => Promise.resolve(workers.map((w) => w.ownedPartitions().length)),
       (c) => c.reduce((x, y) => x + y, 0) === 8 && Math.max(...c) - Math.min(...c) <= 2,
       15_000,
     );

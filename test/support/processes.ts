@@ -25,8 +25,11 @@ export function spawnHearth(env: Record<string, string>): HearthProcess {
   });
   const lines: Array<Record<string, unknown>> = [];
   const stderr: string[] = [];
-  const waiters: Array<{ match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }> = [];
-  createInterface({ input: child.stdout! }).on('line', (text) => {
+  const waiters: Array<{
+    match: (l: Record<string, unknown>) => boolean;
+    resolve: (l: Record<string, unknown>) => void;
+  }> = [];
+  createInterface({ input: child.stdout }).on('line', (text) => {
     let line: Record<string, unknown>;
     try {
       line = JSON.parse(text) as Record<string, unknown>;
@@ -41,7 +44,7 @@ export function spawnHearth(env: Record<string, string>): HearthProcess {
       }
     }
   });
-  createInterface({ input: child.stderr! }).on('line', (text) => stderr.push(text));
+  createInterface({ input: child.stderr }).on('line', (text) => stderr.push(text));
   // 'close' comes after the last output line, unlike 'exit'.
   const exited = once(child, 'close').then(([code]) => code as number | null);
 
@@ -54,7 +57,10 @@ export function spawnHearth(env: Record<string, string>): HearthProcess {
       const seen = lines.find(match);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching log line within ${timeoutMs} ms; stderr: ${stderr.join('\n')}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no matching log line within ${timeoutMs} ms; stderr: ${stderr.join('\n')}`)),
+          timeoutMs,
+        );
         waiters.push({
           match,
           resolve: (l) => {

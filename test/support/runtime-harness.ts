@@ -21,7 +21,12 @@ export const testRuntimeOptions: RuntimeOptions = {
 /** A worker runtime in this process, on the test file's prefix and schema. */
 export async function startRuntime(
   env: Isolated,
-  opts: { actors?: readonly ActorDefinition[]; options?: Partial<RuntimeOptions>; workerId?: string; metrics?: Metrics } = {},
+  opts: {
+    actors?: readonly ActorDefinition[];
+    options?: Partial<RuntimeOptions>;
+    workerId?: string;
+    metrics?: Metrics;
+  } = {},
 ): Promise<Runtime> {
   const redis = await connectRedis(createRedis(env.redisUrl, 'test-worker'), env.redisUrl);
   const runtime = new Runtime({
@@ -45,7 +50,10 @@ export async function startRuntime(
 }
 
 /** An ask/tell client in this process, on the test file's prefix. */
-export async function startClient(env: Isolated, opts: { timeoutMs?: number; partitions?: number } = {}): Promise<ActorClient> {
+export async function startClient(
+  env: Isolated,
+  opts: { timeoutMs?: number; partitions?: number } = {},
+): Promise<ActorClient> {
   const redis = await connectRedis(createRedis(env.redisUrl, 'test-client'), env.redisUrl);
   const reader = await connectRedis(createRedis(env.redisUrl, 'test-client-replies'), env.redisUrl);
   const client = new ActorClient(
@@ -53,7 +61,11 @@ export async function startClient(env: Isolated, opts: { timeoutMs?: number; par
     reader,
     env.keys,
     processId('gateway'),
-    { defaultTimeoutMs: opts.timeoutMs ?? 10_000, maxInFlight: 100_000, partitionsOf: () => opts.partitions ?? testRuntimeOptions.partitions },
+    {
+      defaultTimeoutMs: opts.timeoutMs ?? 10_000,
+      maxInFlight: 100_000,
+      partitionsOf: () => opts.partitions ?? testRuntimeOptions.partitions,
+    },
     env.log,
     createMetrics(),
   );

@@ -10,14 +10,31 @@ const counter = counterActor as ActorDefinition;
 let n = 0;
 function entry(key: string, body: unknown, reply = 'hearth:reply:gw'): MailboxEntry {
   n++;
-  return { id: `100-${n}`, key, kind: 'x', body: typeof body === 'string' ? body : JSON.stringify(body), reply, corr: `c${n}`, ts: 0, deadline: 0 };
+  return {
+    id: `100-${n}`,
+    key,
+    kind: 'x',
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    reply,
+    corr: `c${n}`,
+    ts: 0,
+    deadline: 0,
+  };
 }
 
 describe('applyBatch', () => {
   it('applies entries in stream order per key and replies to each', () => {
-    const entries = [entry('a', { kind: 'add', by: 1, seq: 1 }), entry('b', { kind: 'add', by: 5, seq: 1 }), entry('a', { kind: 'add', by: 2, seq: 2 })];
+    const entries = [
+      entry('a', { kind: 'add', by: 1, seq: 1 }),
+      entry('b', { kind: 'add', by: 5, seq: 1 }),
+      entry('a', { kind: 'add', by: 2, seq: 2 }),
+    ];
     const out = applyBatch(counter, entries, new Map(), now);
-    expect(out.dirty.get('a')).toEqual({ state: { count: 3, applied: 2, lastSeq: 2, outOfOrder: 0 }, version: 2, lastMsgId: entries[2]!.id });
+    expect(out.dirty.get('a')).toEqual({
+      state: { count: 3, applied: 2, lastSeq: 2, outOfOrder: 0 },
+      version: 2,
+      lastMsgId: entries[2]!.id,
+    });
     expect(out.dirty.get('b')?.version).toBe(1);
     expect(out.replies.map((r) => r.ok)).toEqual([true, true, true]);
     expect(JSON.parse(out.replies[2]!.body)).toMatchObject({ count: 3 });
@@ -25,7 +42,9 @@ describe('applyBatch', () => {
   });
 
   it('skips entries at or below the snapshot last_msg_id (redelivery)', () => {
-    const slots = new Map<string, Slot>([['a', { state: { count: 7, applied: 7, lastSeq: 0, outOfOrder: 0 }, version: 7, lastMsgId: '100-999999' }]]);
+    const slots = new Map<string, Slot>([
+      ['a', { state: { count: 7, applied: 7, lastSeq: 0, outOfOrder: 0 }, version: 7, lastMsgId: '100-999999' }],
+    ]);
     const out = applyBatch(counter, [entry('a', { kind: 'add', by: 1 })], slots, now);
     expect(out.duplicates).toBe(1);
     expect(out.dirty.size).toBe(0);
@@ -45,17 +64,34 @@ describe('applyBatch', () => {
     const out = applyBatch(counter, [entry('a', { kind: 'fail' })], new Map(), now);
     expect(out.dirty.size).toBe(0);
     expect(out.replies[0]).toMatchObject({ ok: false });
-    expect(JSON.parse(out.replies[0]!.body)).toEqual({ code: 'VALIDATION_FAILED', message: 'this counter refuses on request' });
+    expect(JSON.parse(out.replies[0]!.body)).toEqual({
+      code: 'VALIDATION_FAILED',
+      message: 'this counter refuses on request',
+    });
   });
 
   it('refuses bodies that are not JSON or fail the message schema', () => {
-    const out = applyBatch(counter, [entry('a', '{nope'), entry('a', { kind: 'add', by: 0 }), entry('a', { kind: 'unknown' })], new Map(), now);
-    expect(out.replies.map((r) => JSON.parse(r.body).code)).toEqual(['INVALID_JSON', 'VALIDATION_FAILED', 'VALIDATION_FAILED']);
+    const out = applyBatch(
+      counter,
+      [entry('a', '{nope'), entry('a', { kind: 'add', by: 0 }), entry('a', { kind: 'unknown' })],
+      new Map(),
+      now,
+    );
+    expect(out.replies.map((r) => (JSON.parse(r.body) as { code: string }).code)).toEqual([
+      'INVALID_JSON',
+      'VALIDATION_FAILED',
+      'VALIDATION_FAILED',
+    ]);
     expect(out.dirty.size).toBe(0);
   });
 
   it('collects a throwing decide as poison and goes on with the batch', () => {
-    const out = applyBatch(echoActor as ActorDefinition, [entry('e', { kind: 'boom' }), entry('e', { kind: 'echo', payload: 1 })], new Map(), now);
+    const out = applyBatch(
+      echoActor,
+      [entry('e', { kind: 'boom' }), entry('e', { kind: 'echo', payload: 1 })],
+      new Map(),
+      now,
+    );
     expect(out.poison).toHaveLength(1);
     expect(out.poison[0]!.error).toMatch(/boom/);
     expect(out.replies).toHaveLength(1);
@@ -83,6 +119,8 @@ describe('derivedId', () => {
     expect(derivedId('t', 'k', '1-1', 0)).not.toBe(derivedId('t', 'k', '1-0', 0));
   });
   it('looks like a UUID (version 8, RFC variant)', () => {
-    expect(derivedId('t', 'k', '1-0', 0)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(derivedId('t', 'k', '1-0', 0)).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
   });
 });

@@ -37,16 +37,20 @@ describe('loadConfig', () => {
   });
 
   it('names every bad variable at once', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', PORT: '70000', ROLE: 'boss' })).toThrowError(
-      /DATABASE_URL must start with postgres.*LOG_LEVEL .*PORT .*ROLE /,
-    );
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', PORT: '70000', ROLE: 'boss' }),
+    ).toThrowError(/DATABASE_URL must start with postgres.*LOG_LEVEL .*PORT .*ROLE /);
   });
 
   it('refuses a schema name that is not a plain identifier', () => {
-    expect(() => loadConfig({ ...minimal, DATABASE_SCHEMA: 'x"; drop table y' })).toThrowError(/DATABASE_SCHEMA must be a lower-case SQL identifier/);
+    expect(() => loadConfig({ ...minimal, DATABASE_SCHEMA: 'x"; drop table y' })).toThrowError(
+      /DATABASE_SCHEMA must be a lower-case SQL identifier/,
+    );
   });
 
   it('refuses a Redis URL of another scheme', () => {
-    expect(() => loadConfig({ ...minimal, REDIS_URL: 'http://localhost' })).toThrowError(/REDIS_URL must start with redis:\/\//);
+    expect(() => loadConfig({ ...minimal, REDIS_URL: 'http://localhost' })).toThrowError(
+      /REDIS_URL must start with redis:\/\//,
+    );
   });
 });

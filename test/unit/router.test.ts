@@ -36,8 +36,8 @@ describe('Router', () => {
   });
 
   it('refuses the same route twice', () => {
-    expect(() => new Router().add({ method: 'GET', path: '/a', handler: ok }).add({ method: 'GET', path: '/a', handler: ok })).toThrow(
-      /registered twice/,
-    );
+    expect(() =>
+      new Router().add({ method: 'GET', path: '/a', handler: ok }).add({ method: 'GET', path: '/a', handler: ok }),
+    ).toThrow(/registered twice/);
   });
 });

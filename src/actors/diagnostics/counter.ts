@@ -7,7 +7,13 @@ import { reject, type ActorDefinition } from '../runtime/types.js';
  * per-key order, exactly-once application and fencing.
  */
 export const counterMessages = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('add'), by: z.number().int().min(1).max(1000).default(1), seq: z.number().int().min(1).optional() }).strict(),
+  z
+    .object({
+      kind: z.literal('add'),
+      by: z.number().int().min(1).max(1000).default(1),
+      seq: z.number().int().min(1).optional(),
+    })
+    .strict(),
   z.object({ kind: z.literal('get') }).strict(),
   z.object({ kind: z.literal('fail') }).strict(),
 ]);
@@ -42,7 +48,11 @@ export const counterActor: ActorDefinition<CounterState, CounterMessage> = {
           lastSeq: msg.seq ?? s.lastSeq,
           outOfOrder: s.outOfOrder + (inOrder ? 0 : 1),
         };
-        return { state: next, reply: next, effects: [{ topic: 'counter.added', payload: { by: msg.by, count: next.count } }] };
+        return {
+          state: next,
+          reply: next,
+          effects: [{ topic: 'counter.added', payload: { by: msg.by, count: next.count } }],
+        };
       }
     }
   },

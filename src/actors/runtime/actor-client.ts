@@ -69,7 +69,12 @@ export class ActorClient {
     return this.post(type, key, msg, '', '', 0);
   }
 
-  async ask<R = unknown>(type: string, key: string, msg: ActorMessage, timeoutMs = this.opts.defaultTimeoutMs): Promise<R> {
+  async ask<R = unknown>(
+    type: string,
+    key: string,
+    msg: ActorMessage,
+    timeoutMs = this.opts.defaultTimeoutMs,
+  ): Promise<R> {
     if (this.closed) throw new AppError('SHUTTING_DOWN', 'this gateway is shutting down', undefined, true);
     if (this.waiters.size >= this.opts.maxInFlight) {
       throw new AppError('OVERLOADED', 'too many requests in flight; retry later', undefined, true);
@@ -79,7 +84,14 @@ export class ActorClient {
       const timer = setTimeout(() => {
         if (!this.waiters.delete(corr)) return;
         this.metrics.asksTimedOut.inc({ type });
-        reject(new AppError('ASK_TIMEOUT', `no answer from ${type} within ${timeoutMs} ms; the operation may still apply`, undefined, true));
+        reject(
+          new AppError(
+            'ASK_TIMEOUT',
+            `no answer from ${type} within ${timeoutMs} ms; the operation may still apply`,
+            undefined,
+            true,
+          ),
+        );
       }, timeoutMs);
       this.waiters.set(corr, { resolve: resolve as (v: unknown) => void, reject, timer, type });
     });
@@ -94,9 +106,24 @@ export class ActorClient {
     return reply;
   }
 
-  private async post(type: string, key: string, msg: ActorMessage, reply: string, corr: string, deadline: number): Promise<string> {
+  private async post(
+    type: string,
+    key: string,
+    msg: ActorMessage,
+    reply: string,
+    corr: string,
+    deadline: number,
+  ): Promise<string> {
     const stream = this.keys.mailbox(type, partitionOf(key, this.opts.partitionsOf(type)));
-    const fields = encodeEntry({ key, kind: msg.kind, body: JSON.stringify(msg), reply, corr, ts: Date.now(), deadline });
+    const fields = encodeEntry({
+      key,
+      kind: msg.kind,
+      body: JSON.stringify(msg),
+      reply,
+      corr,
+      ts: Date.now(),
+      deadline,
+    });
     try {
       return (await this.redis.xadd(stream, '*', ...fields)) as string;
     } catch (err) {
@@ -116,9 +143,7 @@ export class ActorClient {
     const backoff = new Backoff();
     while (!this.abort.signal.aborted) {
       try {
-        const res = (await this.reader.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', this.stream, this.lastId)) as
-          | Array<[string, Array<[string, string[]]>]>
-          | null;
+        const res = await this.reader.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', this.stream, this.lastId);
         for (const [id, fields] of res?.[0]?.[1] ?? []) {
           this.lastId = id;
           this.settle(fields);
@@ -128,7 +153,10 @@ export class ActorClient {
       } catch (err) {
         if (this.abort.signal.aborted) break;
         const delay = backoff.next();
-        this.log.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'reply stream read failed');
+        this.log.warn(
+          { err: err instanceof Error ? err.message : String(err), retryInMs: delay },
+          'reply stream read failed',
+        );
         await sleep(delay, this.abort.signal);
       }
     }

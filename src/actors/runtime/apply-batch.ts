@@ -115,7 +115,12 @@ export function applyBatch(
       outcome.outbox.push({ key: entry.key, msgId: entry.id, seq, topic: effect.topic, payload: effect.payload });
     });
     if (entry.reply) {
-      pushReply(outcome, { stream: entry.reply, corr: entry.corr, ok: true, body: JSON.stringify(decision.reply ?? null) });
+      pushReply(outcome, {
+        stream: entry.reply,
+        corr: entry.corr,
+        ok: true,
+        body: JSON.stringify(decision.reply ?? null),
+      });
     }
   }
   return outcome;

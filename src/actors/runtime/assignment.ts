@@ -11,12 +11,7 @@ export function ownerOf(type: string, partition: number, members: readonly strin
   return sorted[(partition + fnv1a(type)) % sorted.length];
 }
 
-export function partitionsFor(
-  type: string,
-  partitions: number,
-  members: readonly string[],
-  me: string,
-): number[] {
+export function partitionsFor(type: string, partitions: number, members: readonly string[], me: string): number[] {
   const sorted = [...members].sort();
   const mine: number[] = [];
   for (let p = 0; p < partitions; p++) if (ownerOf(type, p, sorted) === me) mine.push(p);

@@ -15,13 +15,20 @@ export interface MailboxEntry {
 
 export function encodeEntry(e: Omit<MailboxEntry, 'id'>): string[] {
   return [
-    'key', e.key,
-    'kind', e.kind,
-    'body', e.body,
-    'reply', e.reply,
-    'corr', e.corr,
-    'ts', String(e.ts),
-    'deadline', String(e.deadline),
+    'key',
+    e.key,
+    'kind',
+    e.kind,
+    'body',
+    e.body,
+    'reply',
+    e.reply,
+    'corr',
+    e.corr,
+    'ts',
+    String(e.ts),
+    'deadline',
+    String(e.deadline),
   ];
 }
 

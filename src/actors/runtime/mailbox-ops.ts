@@ -21,12 +21,28 @@ export class MailboxOps {
   }
 
   /** Reads a batch: `'>'` for new entries (blocking), or an id for this consumer's pending history. */
-  async read(blocking: Redis, cursor: string, count: number, blockMs: number): Promise<Array<[string, string[] | null]>> {
-    const res = (cursor === '>'
-      ? await blocking.xreadgroup('GROUP', this.group, this.consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.stream, cursor)
-      : await blocking.xreadgroup('GROUP', this.group, this.consumer, 'COUNT', count, 'STREAMS', this.stream, cursor)) as
-      | Array<[string, Array<[string, string[] | null]>]>
-      | null;
+  async read(
+    blocking: Redis,
+    cursor: string,
+    count: number,
+    blockMs: number,
+  ): Promise<Array<[string, string[] | null]>> {
+    const res = (
+      cursor === '>'
+        ? await blocking.xreadgroup(
+            'GROUP',
+            this.group,
+            this.consumer,
+            'COUNT',
+            count,
+            'BLOCK',
+            blockMs,
+            'STREAMS',
+            this.stream,
+            cursor,
+          )
+        : await blocking.xreadgroup('GROUP', this.group, this.consumer, 'COUNT', count, 'STREAMS', this.stream, cursor)
+    ) as Array<[string, Array<[string, string[] | null]>]> | null;
     return res?.[0]?.[1] ?? [];
   }
 
@@ -38,10 +54,16 @@ export class MailboxOps {
     let cursor = '0-0';
     let claimed = 0;
     do {
-      const res = (await this.redis.xautoclaim(this.stream, this.group, this.consumer, 0, cursor, 'COUNT', 1000, 'JUSTID')) as [
-        string,
-        unknown[],
-      ];
+      const res = (await this.redis.xautoclaim(
+        this.stream,
+        this.group,
+        this.consumer,
+        0,
+        cursor,
+        'COUNT',
+        1000,
+        'JUSTID',
+      )) as [string, unknown[]];
       cursor = res[0];
       claimed += res[1].length;
     } while (cursor !== '0-0');
@@ -68,7 +90,13 @@ export class MailboxOps {
   }
 
   /** Acknowledges a batch, sends its replies and dead letters, in one round trip. */
-  async settle(ids: readonly string[], replies: readonly OutgoingReply[], dead: readonly PoisonMessage[], deadStream: string, worker: string): Promise<void> {
+  async settle(
+    ids: readonly string[],
+    replies: readonly OutgoingReply[],
+    dead: readonly PoisonMessage[],
+    deadStream: string,
+    worker: string,
+  ): Promise<void> {
     const p: ChainableCommander = this.redis.pipeline();
     for (const d of dead) {
       p.xadd(deadStream, 'MAXLEN', '~', 10_000, '*', ...deadLetterFields(d, this.stream, worker));
@@ -105,7 +133,26 @@ export function addReplies(p: ChainableCommander, replies: readonly OutgoingRepl
 
 function deadLetterFields(d: PoisonMessage, stream: string, worker: string): string[] {
   const e: MailboxEntry = d.entry;
-  return ['stream', stream, 'id', e.id, 'key', e.key, 'kind', e.kind, 'body', e.body, 'reply', e.reply, 'corr', e.corr, 'error', d.error, 'worker', worker];
+  return [
+    'stream',
+    stream,
+    'id',
+    e.id,
+    'key',
+    e.key,
+    'kind',
+    e.kind,
+    'body',
+    e.body,
+    'reply',
+    e.reply,
+    'corr',
+    e.corr,
+    'error',
+    d.error,
+    'worker',
+    worker,
+  ];
 }
 
 function fieldMap(flat: unknown[]): Map<string, unknown> {

@@ -124,7 +124,10 @@ export class PartitionWorker {
         }
         if (this.stopping) break;
         const delay = backoff.next();
-        this.d.log.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'partition batch failed');
+        this.d.log.warn(
+          { err: err instanceof Error ? err.message : String(err), retryInMs: delay },
+          'partition batch failed',
+        );
         // What is in memory may be ahead of Postgres: forget it and replay the pending entries.
         this.cache.clear();
         this.unflushed = undefined;
@@ -197,7 +200,8 @@ export class PartitionWorker {
   private countDead(dead: PoisonMessage[]): void {
     if (dead.length === 0) return;
     this.d.metrics.deadLettered.inc({ type: this.d.def.type }, dead.length);
-    for (const p of dead) this.d.log.error({ msgId: p.entry.id, key: p.entry.key, err: p.error }, 'message dead-lettered');
+    for (const p of dead)
+      this.d.log.error({ msgId: p.entry.id, key: p.entry.key, err: p.error }, 'message dead-lettered');
   }
 
   private async loadMissing(entries: MailboxEntry[]): Promise<void> {

@@ -85,7 +85,10 @@ export class Runtime {
       } catch (err) {
         firstDone();
         const delay = backoff.next();
-        this.d.log.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'membership tick failed');
+        this.d.log.warn(
+          { err: err instanceof Error ? err.message : String(err), retryInMs: delay },
+          'membership tick failed',
+        );
         await sleep(delay, this.abort.signal);
       }
     }

@@ -32,7 +32,11 @@ export function statusLine(status: number): string {
 }
 
 export function json(status: number, data: unknown, headers: Record<string, string> = {}): Reply {
-  return { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(data) };
+  return {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+    body: JSON.stringify(data),
+  };
 }
 
 export function text(status: number, body: string, contentType = 'text/plain; charset=utf-8'): Reply {

@@ -129,7 +129,10 @@ export class HttpServer {
     const seconds = (performance.now() - started) / 1000;
     this.o.metrics.httpRequests.inc({ method: ctx.method, route: ctx.route, status: String(reply.status) });
     this.o.metrics.httpDuration.observe({ method: ctx.method, route: ctx.route }, seconds);
-    ctx.log.info({ method: ctx.method, route: ctx.route, status: reply.status, ms: Math.round(seconds * 1000) }, 'request');
+    ctx.log.info(
+      { method: ctx.method, route: ctx.route, status: reply.status, ms: Math.round(seconds * 1000) },
+      'request',
+    );
     if (aborted.aborted) return;
     const common = this.o.commonHeaders?.(ctx) ?? {};
     res.cork(() => {

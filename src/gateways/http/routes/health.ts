@@ -8,7 +8,12 @@ const CHECK_TIMEOUT_MS = 1_500;
 function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
   return Promise.race([
     p,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS).unref()),
+    new Promise<T>((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)),
+        CHECK_TIMEOUT_MS,
+      ).unref(),
+    ),
   ]);
 }
 
