@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { configSchema, loadConfig } from '../../src/config.js';
+
+interface ComposeService {
+  image?: string;
+  build?: string | { context: string };
+  environment?: Record<string, string>;
+  ports?: string[];
+  depends_on?: Record<string, { condition: string }>;
+}
+
+const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, ComposeService> };
+
+describe('docker-compose.yml', () => {
+  const hearth = compose.services.hearth;
+
+  it('gives the hearth service an environment the config schema accepts', () => {
+    expect(hearth?.environment).toBeDefined();
+    const config = loadConfig(hearth?.environment ?? {});
+    expect(config.DATABASE_URL).toMatch(/@postgres:5432\//);
+    expect(config.REDIS_URL).toBe('redis://redis:6379');
+    expect(hearth?.ports).toContain(`${config.PORT}:${config.PORT}`);
+  });
+
+  it('sets only variables the schema knows', () => {
+    const known = Object.keys(configSchema.shape);
+    for (const name of Object.keys(hearth?.environment ?? {})) expect(known).toContain(name);
+  });
+
+  it('starts Redis 7 and PostgreSQL 16 and waits for them to be healthy', () => {
+    expect(compose.services.redis?.image).toMatch(/^redis:7/);
+    expect(compose.services.postgres?.image).toMatch(/^postgres:16/);
+    expect(hearth?.depends_on).toEqual({
+      redis: { condition: 'service_healthy' },
+      postgres: { condition: 'service_healthy' },
+    });
+  });
+
+  it('builds from a glibc Node 20 image (uWebSockets.js does not load on musl)', () => {
+    expect(hearth?.build).toBe('.');
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
+    const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+    expect(bases.length).toBeGreaterThan(0);
+    for (const base of bases) expect(base).toBe('node:20-bookworm-slim');
+  });
+});
+
+describe('.env.example', () => {
+  it('lists every variable of the config schema', () => {
+    const text = readFileSync('.env.example', 'utf8');
+    for (const name of Object.keys(configSchema.shape)) expect(text).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
+  });
+});
