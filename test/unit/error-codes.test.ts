@@ -4,7 +4,7 @@ import { errorCodes } from '../../src/errors/index.js';
 
 describe('error code registry', () => {
   const readme = readFileSync('README.md', 'utf8');
-  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map((m) => ({
+  const rows = [...readme.matchAll(/^\| `([A-Z_]+)`\s*\| (\d{3})\s*\|/gm)].map((m) => ({
     code: m[1],
     status: Number(m[2]),
   }));
