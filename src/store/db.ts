@@ -16,7 +16,7 @@ export function createSql({ url, schema, max = 10 }: DbOptions): Sql {
     connect_timeout: 5,
     idle_timeout: 30,
     onnotice: () => undefined,
-    connection: { search_path: schema, application_name: 'hearth' },
+    connection: { search_path: schema, application_name: 'hearth', plan_cache_mode: 'force_generic_plan' },
   });
 }
 

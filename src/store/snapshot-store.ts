@@ -21,7 +21,14 @@ export interface SnapshotStore {
   takeFence(type: string, partition: number, owner: string): Promise<number>;
   /** One transaction: fence check, every snapshot, every outbox row. Throws {@link FencedError}. */
   commit(batch: BatchCommit): Promise<void>;
+  /**
+   * Several partitions' batches in one transaction; writes only those whose epoch still holds and
+   * returns their `type/partition` keys (a batch with nothing to write always counts as held).
+   */
+  commitMany(batches: readonly BatchCommit[]): Promise<Set<string>>;
 }
+
+export const fenceKey = (type: string, partition: number): string => `${type}/${partition}`;
 
 interface SnapshotRow {
   key: string;
@@ -60,45 +67,64 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
       return Number(row?.epoch);
     },
 
-    async commit({ type, partition, epoch, dirty, outbox }) {
-      if (dirty.size === 0 && outbox.length === 0) return;
-      await sql.begin(async (tx) => {
-        const [fence] = await tx<{ epoch: string }[]>`
-          SELECT epoch FROM partition_fences WHERE type = ${type} AND partition = ${partition} FOR SHARE`;
-        if (!fence || Number(fence.epoch) !== epoch) {
-          throw new FencedError(
-            `partition ${type}/${partition} is fenced at epoch ${fence?.epoch ?? 'none'}, not ${epoch}`,
-          );
-        }
-        if (dirty.size > 0) {
-          const keys = [...dirty.keys()];
-          const slots = [...dirty.values()];
-          const written = await tx`
-            INSERT INTO actor_snapshots (type, key, version, state, last_msg_id, epoch)
-            SELECT ${type}, k, v, s::jsonb, m, ${epoch}
-            FROM unnest(${tx.array(keys)}::text[], ${tx.array(slots.map((s) => s.version))}::bigint[],
-                        ${tx.array(slots.map((s) => JSON.stringify(s.state ?? null)))}::text[],
-                        ${tx.array(slots.map((s) => s.lastMsgId))}::text[]) AS t(k, v, s, m)
-            ON CONFLICT (type, key) DO UPDATE
-              SET version = EXCLUDED.version, state = EXCLUDED.state, last_msg_id = EXCLUDED.last_msg_id,
-                  epoch = EXCLUDED.epoch, updated_at = now()
-              WHERE actor_snapshots.epoch <= EXCLUDED.epoch AND actor_snapshots.version < EXCLUDED.version`;
-          if (written.count !== keys.length) {
-            throw new FencedError(
-              `${keys.length - written.count} snapshot(s) of ${type}/${partition} were written by a newer owner`,
-            );
-          }
-        }
-        if (outbox.length > 0) {
-          await tx`
-            INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
-            SELECT t, ${type}, k, m, q, p::jsonb
-            FROM unnest(${tx.array(outbox.map((o) => o.topic))}::text[], ${tx.array(outbox.map((o) => o.key))}::text[],
-                        ${tx.array(outbox.map((o) => o.msgId))}::text[], ${tx.array(outbox.map((o) => o.seq))}::int[],
-                        ${tx.array(outbox.map((o) => JSON.stringify(o.payload ?? null)))}::text[]) AS x(t, k, m, q, p)
-            ON CONFLICT (actor_type, actor_key, msg_id, seq) DO NOTHING`;
-        }
+    async commit(batch) {
+      const held = await this.commitMany([batch]);
+      if (!held.has(fenceKey(batch.type, batch.partition))) {
+        throw new FencedError(`partition ${batch.type}/${batch.partition} is no longer fenced at epoch ${batch.epoch}`);
+      }
+    },
+
+    async commitMany(batches) {
+      const live = batches.filter((b) => b.dirty.size > 0 || b.outbox.length > 0);
+      const held = new Set<string>(batches.filter((b) => !live.includes(b)).map((b) => fenceKey(b.type, b.partition)));
+      if (live.length === 0) return held;
+      const snaps = live.flatMap((b) => [...b.dirty].map(([key, slot]) => ({ b, key, slot })));
+      const rows = live.flatMap((b) => b.outbox.map((o) => ({ b, o })));
+      // One statement, so one round trip and an implicit transaction. Each batch's fence row is
+      // read FOR SHARE (a new owner's takeFence waits for it) and only batches whose epoch still
+      // holds are written. A snapshot that does not advance aborts the whole statement.
+      const [result] = await sql<{ held: Array<{ type: string; partition: number }> | null }[]>`
+        WITH batch AS (
+          SELECT * FROM unnest(${sql.array(live.map((b) => b.type))}::text[], ${sql.array(live.map((b) => b.partition))}::int[],
+                               ${sql.array(live.map((b) => b.epoch))}::bigint[]) AS b(type, partition, epoch)
+        ), fence AS (
+          SELECT f.type, f.partition, f.epoch FROM partition_fences f
+          JOIN batch b ON b.type = f.type AND b.partition = f.partition AND b.epoch = f.epoch
+        ), input AS (
+          SELECT t.* FROM unnest(${sql.array(snaps.map((x) => x.b.type))}::text[], ${sql.array(snaps.map((x) => x.b.partition))}::int[],
+                                 ${sql.array(snaps.map((x) => x.key))}::text[], ${sql.array(snaps.map((x) => x.slot.version))}::bigint[],
+                                 ${sql.array(snaps.map((x) => JSON.stringify(x.slot.state ?? null)))}::text[],
+                                 ${sql.array(snaps.map((x) => x.slot.lastMsgId))}::text[]) AS t(type, partition, k, v, s, m)
+          JOIN fence f ON f.type = t.type AND f.partition = t.partition
+        ), snap AS (
+          INSERT INTO actor_snapshots (type, key, version, state, last_msg_id, epoch)
+          SELECT i.type, i.k, i.v, i.s::jsonb, i.m, f.epoch FROM input i
+          JOIN fence f ON f.type = i.type AND f.partition = i.partition
+          ON CONFLICT (type, key) DO UPDATE
+            SET version = EXCLUDED.version, state = EXCLUDED.state, last_msg_id = EXCLUDED.last_msg_id,
+                epoch = EXCLUDED.epoch, updated_at = now()
+            WHERE actor_snapshots.epoch <= EXCLUDED.epoch AND actor_snapshots.version < EXCLUDED.version
+          RETURNING 1
+        ), ob AS (
+          INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
+          SELECT x.t, x.type, x.k, x.m, x.q, x.p::jsonb
+          FROM unnest(${sql.array(rows.map((r) => r.b.type))}::text[], ${sql.array(rows.map((r) => r.b.partition))}::int[],
+                      ${sql.array(rows.map((r) => r.o.topic))}::text[], ${sql.array(rows.map((r) => r.o.key))}::text[],
+                      ${sql.array(rows.map((r) => r.o.msgId))}::text[], ${sql.array(rows.map((r) => r.o.seq))}::int[],
+                      ${sql.array(rows.map((r) => JSON.stringify(r.o.payload ?? null)))}::text[]) AS x(type, partition, t, k, m, q, p)
+          JOIN fence f ON f.type = x.type AND f.partition = x.partition
+          ON CONFLICT (actor_type, actor_key, msg_id, seq) DO NOTHING
+          RETURNING 1
+        )
+        SELECT (SELECT json_agg(json_build_object('type', type, 'partition', partition)) FROM fence) AS held,
+               CASE WHEN (SELECT count(*) FROM snap) <> (SELECT count(*) FROM input)
+                    THEN hearth_abort('a snapshot did not advance (written by another owner)') END AS guard,
+               (SELECT count(*) FROM ob) AS outboxed`.catch((err: unknown) => {
+        if (err instanceof Error && err.message.includes('hearth commit aborted')) throw new FencedError(err.message);
+        throw err;
       });
+      for (const h of result?.held ?? []) held.add(fenceKey(h.type, h.partition));
+      return held;
     },
   };
 }

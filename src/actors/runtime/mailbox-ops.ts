@@ -1,4 +1,4 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { decodeEntry, encodeReply, type MailboxEntry } from './entry-codec.js';
 import type { OutgoingReply, PoisonMessage } from './apply-batch.js';
 
@@ -89,7 +89,11 @@ export class MailboxOps {
     return new Map(rows.map(([id, , , count]) => [id, count]));
   }
 
-  /** Acknowledges a batch, sends its replies and dead letters, in one round trip. */
+  /**
+   * Acknowledges a batch, sends its replies and dead letters. Separate commands on an
+   * auto-pipelined connection: the settles of every partition finishing in the same tick leave
+   * in one write.
+   */
   async settle(
     ids: readonly string[],
     replies: readonly OutgoingReply[],
@@ -97,15 +101,13 @@ export class MailboxOps {
     deadStream: string,
     worker: string,
   ): Promise<void> {
-    const p: ChainableCommander = this.redis.pipeline();
+    const sent: Array<Promise<unknown>> = [];
     for (const d of dead) {
-      p.xadd(deadStream, 'MAXLEN', '~', 10_000, '*', ...deadLetterFields(d, this.stream, worker));
+      sent.push(this.redis.xadd(deadStream, 'MAXLEN', '~', 10_000, '*', ...deadLetterFields(d, this.stream, worker)));
     }
-    if (ids.length > 0) p.xack(this.stream, this.group, ...ids);
-    addReplies(p, replies);
-    const results = await p.exec();
-    const failed = results?.find(([err]) => err);
-    if (failed?.[0]) throw failed[0];
+    if (ids.length > 0) sent.push(this.redis.xack(this.stream, this.group, ...ids));
+    for (const r of replies) sent.push(sendReply(this.redis, r));
+    await Promise.all(sent);
   }
 
   /**
@@ -125,10 +127,8 @@ export class MailboxOps {
 }
 
 /** Replies go with NOMKSTREAM: a gateway that has gone away leaves no stream behind. */
-export function addReplies(p: ChainableCommander, replies: readonly OutgoingReply[]): void {
-  for (const r of replies) {
-    p.xadd(r.stream, 'NOMKSTREAM', 'MAXLEN', '~', 10_000, '*', ...encodeReply(r));
-  }
+function sendReply(redis: Redis, r: OutgoingReply): Promise<unknown> {
+  return redis.xadd(r.stream, 'NOMKSTREAM', 'MAXLEN', '~', 10_000, '*', ...encodeReply(r));
 }
 
 function deadLetterFields(d: PoisonMessage, stream: string, worker: string): string[] {

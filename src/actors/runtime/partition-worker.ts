@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import { FencedError, type SnapshotStore } from '../../store/snapshot-store.js';
+import { FencedError, type BatchCommit, type SnapshotStore } from '../../store/snapshot-store.js';
 import {
   applyBatch,
   emptySlot,
+  type BatchOutcome,
   type OutboxRow,
   type OutgoingReply,
   type PoisonMessage,
@@ -13,6 +14,7 @@ import {
 import { Backoff, sleep } from './backoff.js';
 import { decodeEntry, type MailboxEntry } from './entry-codec.js';
 import { MailboxOps } from './mailbox-ops.js';
+import { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
 
 export interface PartitionOptions {
@@ -37,6 +39,8 @@ export interface PartitionDeps {
   /** A connection of its own: XREADGROUP BLOCK holds it. */
   blocking: Redis;
   store: SnapshotStore;
+  /** Commits a batch (through the worker's group committer); throws FencedError when fenced. */
+  commit: (batch: BatchCommit) => Promise<void>;
   stream: string;
   group: string;
   deadStream: string;
@@ -53,8 +57,20 @@ function failedReply(p: PoisonMessage): OutgoingReply {
   return { stream: p.entry.reply, corr: p.entry.corr, ok: false, body: JSON.stringify(body) };
 }
 
+/** A batch read and applied, waiting for its commit. */
+interface Applied {
+  ids: string[];
+  outcome: BatchOutcome;
+  dead: PoisonMessage[];
+}
+
+/** Batches applied ahead of their commit (one committing, one forming behind it). */
+const MAX_AHEAD = 2;
+
 interface Unflushed {
   dirty: Map<string, Slot>;
+  /** Every key each batch pinned (a key once per batch), to unpin after the flush. */
+  pinned: string[];
   outbox: OutboxRow[];
   ids: string[];
   since: number;
@@ -63,26 +79,34 @@ interface Unflushed {
 /**
  * The single writer of one partition: reads its mailbox in batches, applies each batch in
  * stream order, commits snapshots and outbox rows in one transaction, then acknowledges and
- * replies. On any failure it forgets its in-memory state and re-reads its own pending entries,
- * which the snapshots' `last_msg_id` turns into exactly-once application.
+ * replies. Commits are pipelined: while batch k commits, batch k+1 is read and applied on top
+ * of k's (pinned, uncommitted) states, and commits only after k. On any failure the worker
+ * forgets its in-memory state and re-reads its own pending entries, which the snapshots'
+ * `last_msg_id` turns into exactly-once application.
  */
 export class PartitionWorker {
   private readonly ops: MailboxOps;
-  private readonly cache = new Map<string, Slot>();
+  private readonly cache: SlotCache;
   private stopping = false;
   private loop: Promise<void> | undefined;
+  /** The chain of commits in flight, oldest first; each entry never rejects. */
+  private ahead: Array<Promise<void>> = [];
+  private tail: Promise<void> = Promise.resolve();
+  /** The first failure in the commit chain; later batches are not committed on top of it. */
+  private failure: unknown;
   private unflushed: Unflushed | undefined;
   private lastTrim = 0;
 
   constructor(private readonly d: PartitionDeps) {
     this.ops = new MailboxOps(d.redis, d.stream, d.group, d.workerId);
+    this.cache = new SlotCache(d.options.cacheSize);
   }
 
   start(): void {
     this.loop ??= this.run();
   }
 
-  /** Finishes the batch in hand (and flushes write-behind state), then stops reading. */
+  /** Finishes the batches in hand (and flushes write-behind state), then stops reading. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.d.blocking.disconnect();
@@ -103,29 +127,35 @@ export class PartitionWorker {
           if (claimed > 0) this.d.log.info({ claimed }, 'claimed pending entries of earlier owners');
           prepared = true;
         }
+        this.throwIfFailed();
         const raw = await this.ops.read(this.d.blocking, cursor, this.d.options.batch, this.blockFor());
         if (cursor !== '>') {
           if (raw.length === 0) {
+            await this.drainAhead();
+            this.throwIfFailed();
             cursor = '>';
             continue;
           }
           cursor = raw[raw.length - 1]![0];
         }
-        if (raw.length > 0) await this.process(raw, cursor !== '>');
+        if (raw.length > 0) await this.handle(raw, cursor !== '>');
         await this.maybeFlush(false);
         await this.maybeTrim();
         backoff.reset();
       } catch (err) {
-        if (err instanceof FencedError) {
-          this.d.log.warn({ err: err.message }, 'partition taken over by a newer owner; stopping');
+        await this.drainAhead();
+        const cause = this.failure ?? err;
+        this.failure = undefined;
+        if (cause instanceof FencedError) {
+          this.d.log.warn({ err: cause.message }, 'partition taken over by a newer owner; stopping');
           this.stopping = true;
-          this.d.onLost(err.message);
+          this.d.onLost(cause.message);
           break;
         }
         if (this.stopping) break;
         const delay = backoff.next();
         this.d.log.warn(
-          { err: err instanceof Error ? err.message : String(err), retryInMs: delay },
+          { err: cause instanceof Error ? cause.message : String(cause), retryInMs: delay },
           'partition batch failed',
         );
         // What is in memory may be ahead of Postgres: forget it and replay the pending entries.
@@ -135,7 +165,17 @@ export class PartitionWorker {
         await sleep(delay);
       }
     }
+    await this.drainAhead();
     await this.finalFlush();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private async drainAhead(): Promise<void> {
+    await Promise.all(this.ahead);
+    this.ahead = [];
   }
 
   private blockFor(): number {
@@ -145,7 +185,28 @@ export class PartitionWorker {
     return Math.max(1, Math.min(this.d.options.blockMs, u.since + policy.flushMs - Date.now()));
   }
 
-  private async process(raw: Array<[string, string[] | null]>, redelivery: boolean): Promise<void> {
+  private async handle(raw: Array<[string, string[] | null]>, redelivery: boolean): Promise<void> {
+    const applied = await this.apply(raw, redelivery);
+    if (this.d.def.persistence.mode === 'commit-before-reply') {
+      this.commitInOrder(applied);
+      while (this.ahead.length >= MAX_AHEAD) await this.ahead.shift();
+      this.throwIfFailed();
+      return;
+    }
+    const { ids, outcome, dead } = applied;
+    const fresh: Unflushed = { dirty: new Map(), pinned: [], outbox: [], ids: [], since: Date.now() };
+    const u = (this.unflushed ??= fresh);
+    for (const [k, s] of outcome.dirty) {
+      u.dirty.set(k, s);
+      u.pinned.push(k);
+    }
+    u.outbox.push(...outcome.outbox);
+    u.ids.push(...ids);
+    await this.ops.settle([], outcome.replies, dead, this.d.deadStream, this.d.workerId);
+  }
+
+  /** Decodes, sets aside poison, loads missing states and applies the batch (states pinned). */
+  private async apply(raw: Array<[string, string[] | null]>, redelivery: boolean): Promise<Applied> {
     const entries: MailboxEntry[] = [];
     const deletedIds: string[] = [];
     for (const [id, fields] of raw) {
@@ -157,35 +218,38 @@ export class PartitionWorker {
     const live = poisoned.length ? entries.filter((e) => !poisoned.some((p) => p.entry === e)) : entries;
 
     await this.loadMissing(live);
-    const outcome = applyBatch(this.d.def, live, this.cache, this.d.clock());
+    const outcome = applyBatch(this.d.def, live, this.cache.view, this.d.clock());
+    this.cache.adoptPinned(outcome.dirty);
     const dead = [...poisoned, ...outcome.poison];
     outcome.replies.push(...dead.filter((p) => p.entry.reply).map(failedReply));
-    const ids = [...deletedIds, ...entries.map((e) => e.id)];
-
-    if (this.d.def.persistence.mode === 'commit-before-reply') {
-      const started = performance.now();
-      await this.d.store.commit({
-        type: this.d.def.type,
-        partition: this.d.partition,
-        epoch: this.d.epoch,
-        dirty: outcome.dirty,
-        outbox: outcome.outbox,
-      });
-      this.d.metrics.commitDuration.observe({ type: this.d.def.type }, (performance.now() - started) / 1000);
-      this.d.metrics.commitBatchSize.observe({ type: this.d.def.type }, entries.length);
-      this.adopt(outcome.dirty);
-      await this.ops.settle(ids, outcome.replies, dead, this.d.deadStream, this.d.workerId);
-    } else {
-      this.adopt(outcome.dirty);
-      const fresh: Unflushed = { dirty: new Map(), outbox: [], ids: [], since: Date.now() };
-      const u = (this.unflushed ??= fresh);
-      for (const [k, s] of outcome.dirty) u.dirty.set(k, s);
-      u.outbox.push(...outcome.outbox);
-      u.ids.push(...ids);
-      await this.ops.settle([], outcome.replies, dead, this.d.deadStream, this.d.workerId);
-    }
     this.countDead(dead);
     if (outcome.duplicates > 0) this.d.metrics.redeliveriesSkipped.inc({ type: this.d.def.type }, outcome.duplicates);
+    return { ids: [...deletedIds, ...entries.map((e) => e.id)], outcome, dead };
+  }
+
+  /** Commits after every earlier batch, then acknowledges and replies; skipped after a failure. */
+  private commitInOrder({ ids, outcome, dead }: Applied): void {
+    const type = this.d.def.type;
+    this.tail = this.tail
+      .then(async () => {
+        this.throwIfFailed();
+        const started = performance.now();
+        await this.d.commit({
+          type,
+          partition: this.d.partition,
+          epoch: this.d.epoch,
+          dirty: outcome.dirty,
+          outbox: outcome.outbox,
+        });
+        this.d.metrics.commitDuration.observe({ type }, (performance.now() - started) / 1000);
+        this.d.metrics.commitBatchSize.observe({ type }, ids.length);
+        this.cache.unpin(outcome.dirty.keys());
+        await this.ops.settle(ids, outcome.replies, dead, this.d.deadStream, this.d.workerId);
+      })
+      .catch((err: unknown) => {
+        this.failure ??= err;
+      });
+    this.ahead.push(this.tail);
   }
 
   /** Redelivered entries past MAX_DELIVERIES: they keep killing their worker, so they are set aside. */
@@ -200,8 +264,9 @@ export class PartitionWorker {
   private countDead(dead: PoisonMessage[]): void {
     if (dead.length === 0) return;
     this.d.metrics.deadLettered.inc({ type: this.d.def.type }, dead.length);
-    for (const p of dead)
+    for (const p of dead) {
       this.d.log.error({ msgId: p.entry.id, key: p.entry.key, err: p.error }, 'message dead-lettered');
+    }
   }
 
   private async loadMissing(entries: MailboxEntry[]): Promise<void> {
@@ -211,29 +276,12 @@ export class PartitionWorker {
     for (const k of missing) this.cache.set(k, loaded.get(k) ?? emptySlot());
   }
 
-  /** Takes committed (or, for write-behind, accepted) slots into the cache, newest last. */
-  private adopt(dirty: ReadonlyMap<string, Slot>): void {
-    for (const [k, s] of dirty) {
-      this.cache.delete(k);
-      this.cache.set(k, s);
-    }
-    const excess = this.cache.size - this.d.options.cacheSize;
-    if (excess <= 0) return;
-    let dropped = 0;
-    for (const k of this.cache.keys()) {
-      if (dropped >= excess) break;
-      if (this.unflushed?.dirty.has(k)) continue;
-      this.cache.delete(k);
-      dropped++;
-    }
-  }
-
   private async maybeFlush(force: boolean): Promise<void> {
     const u = this.unflushed;
     const policy = this.d.def.persistence;
     if (!u || policy.mode !== 'write-behind') return;
     if (!force && Date.now() - u.since < policy.flushMs) return;
-    await this.d.store.commit({
+    await this.d.commit({
       type: this.d.def.type,
       partition: this.d.partition,
       epoch: this.d.epoch,
@@ -241,6 +289,7 @@ export class PartitionWorker {
       outbox: u.outbox,
     });
     this.d.metrics.commitBatchSize.observe({ type: this.d.def.type }, u.ids.length);
+    this.cache.unpin(u.pinned);
     await this.ops.settle(u.ids, [], [], this.d.deadStream, this.d.workerId);
     this.unflushed = undefined;
   }

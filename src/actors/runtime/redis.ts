@@ -14,6 +14,8 @@ export function createRedis(url: string, name: string): Redis {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     lazyConnect: true,
+    // Commands issued in the same tick (many partitions settling at once) go out in one write.
+    enableAutoPipelining: true,
     connectTimeout: 3_000,
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
   });

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
+import { GroupCommitter } from '../../store/group-committer.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { ownerOf } from './assignment.js';
 import { Backoff, sleep } from './backoff.js';
@@ -44,6 +45,7 @@ const slotId = (type: string, partition: number): string => `${type}/${partition
  */
 export class Runtime {
   private readonly leases: Leases;
+  private readonly committer: GroupCommitter;
   private readonly owned = new Map<string, Owned>();
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
@@ -51,6 +53,7 @@ export class Runtime {
 
   constructor(private readonly d: RuntimeDeps) {
     this.leases = new Leases(d.redis, d.keys, d.workerId, d.options.leaseTtlMs);
+    this.committer = new GroupCommitter(d.store);
   }
 
   get workerId(): string {
@@ -133,6 +136,7 @@ export class Runtime {
         redis: this.d.redis,
         blocking: this.d.connect(`${this.d.workerId}:${id}`),
         store: this.d.store,
+        commit: (batch) => this.committer.commit(batch),
         stream: this.d.keys.mailbox(def.type, p),
         group: this.d.keys.group,
         deadStream: this.d.keys.deadLetter(def.type),

@@ -1,0 +1,110 @@
+/*
+ * `npm run bench`: measures on this machine and writes BENCHMARKS.md. Every figure is compared
+ * with a limit measured in the same run, so the ratios hold even when the machine is busy.
+ * Servers run in child processes; this process is the load generator.
+ */
+import { writeFileSync } from 'node:fs';
+import postgres from 'postgres';
+import { Redis } from 'ioredis';
+import { benchEnv } from './lib/env.js';
+import { fmt, type LevelResult } from './lib/measure.js';
+import { bareRedisLimit, httpHelloLimit } from './suites/limits.js';
+import { echoAsk, startClient, startWorker } from './suites/runtime.js';
+
+const levels = [1, 64, 512];
+
+function progress(line: string): void {
+  process.stderr.write(`bench: ${line}\n`);
+}
+
+async function main(): Promise<void> {
+  const env = benchEnv();
+  progress(`${env.machine}; ${env.seconds} s per level`);
+
+  progress('limit: uWebSockets.js hello world');
+  const hello = await httpHelloLimit(env);
+  progress(`  ${fmt.rate(hello.perSecond)} req/s`);
+
+  progress('limit: bare Redis XADD → XREADGROUP → XADD round trip');
+  const bare = await bareRedisLimit(env, levels);
+  for (const r of bare) progress(`  ${r.concurrency} concurrent: ${fmt.rate(r.perSecond)}/s`);
+
+  progress('runtime: ask() through the echo actor, commit-before-reply');
+  const worker = await startWorker(env);
+  const { client, close } = await startClient(env);
+  let asks: LevelResult[];
+  try {
+    asks = await echoAsk(env, client, levels);
+    for (const r of asks)
+      progress(`  ${r.concurrency} concurrent: ${fmt.rate(r.perSecond)}/s, p99 ${fmt.ms(r.p99Ms)} ms`);
+  } finally {
+    await close();
+    await worker.stop();
+    await cleanup(env.redisUrl, env.databaseUrl, env.prefix, env.schema);
+  }
+
+  writeFileSync('BENCHMARKS.md', render(env.machine, env.seconds, hello, bare, asks));
+  progress('wrote BENCHMARKS.md');
+}
+
+function render(
+  machine: string,
+  seconds: number,
+  hello: LevelResult,
+  bare: LevelResult[],
+  asks: LevelResult[],
+): string {
+  const rows = asks.map((a, i) => {
+    const b = bare[i];
+    return `| ${a.concurrency} | ${fmt.rate(a.perSecond)} | ${fmt.ms(a.p50Ms)} | ${fmt.ms(a.p99Ms)} | ${a.errors} | ${fmt.rate(b?.perSecond ?? NaN)} | ${fmt.ms(b?.p99Ms ?? NaN)} | **${fmt.ratio(a.perSecond, b?.perSecond ?? NaN)}** | ${fmt.ratio(a.perSecond, hello.perSecond)} |`;
+  });
+  return `# Benchmarks
+
+Measured by \`npm run bench\` on ${machine}, ${new Date().toISOString().slice(0, 10)}; ${seconds} s per
+level after 1 s of warm-up. Redis and PostgreSQL are the machine's local services. Servers run in
+child processes; the load generator is the \`npm run bench\` process itself. Reproduce with:
+
+\`\`\`sh
+REDIS_URL=redis://127.0.0.1:6379 DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench
+\`\`\`
+
+## Limits (measured in the same run)
+
+| Limit | Concurrency | Rate | p50 ms | p99 ms |
+|---|---|---|---|---|
+| uWebSockets.js hello world (autocannon) | ${hello.concurrency} connections | ${fmt.rate(hello.perSecond)} req/s | ${fmt.ms(hello.p50Ms)} | ${fmt.ms(hello.p99Ms)} |
+${bare.map((b) => `| bare Redis XADD → XREADGROUP → XADD | ${b.concurrency} | ${fmt.rate(b.perSecond)} /s | ${fmt.ms(b.p50Ms)} | ${fmt.ms(b.p99Ms)} |`).join('\n')}
+
+## Actor runtime: \`ask()\` through the echo actor
+
+Every ask is a real round trip: XADD to the partition mailbox, the worker process reads a batch,
+applies it, commits the changed snapshots to PostgreSQL in one transaction (commit-before-reply),
+acknowledges, and replies on the gateway's reply stream.
+
+| Concurrent askers | asks/s | p50 ms | p99 ms | errors | bare Redis /s | bare p99 ms | ask / bare Redis | ask / uWS hello |
+|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+Aim (issue 2): ask() throughput at least 40% of the bare Redis round trip rate; p99 under 20 ms
+at 64 concurrent.
+`;
+}
+
+async function cleanup(redisUrl: string, databaseUrl: string, prefix: string, schema: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.unlink(...keys);
+  } while (cursor !== '0');
+  redis.disconnect();
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
+  await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await sql.end();
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,60 @@
+import type { Slot } from './apply-batch.js';
+
+/**
+ * The actor states a partition owner keeps in memory, least recently used first. Keys whose
+ * newest state is not yet committed are pinned: dropping them would make the next load read an
+ * older snapshot from Postgres.
+ */
+export class SlotCache {
+  private readonly slots = new Map<string, Slot>();
+  private readonly pins = new Map<string, number>();
+
+  constructor(private readonly capacity: number) {}
+
+  get view(): ReadonlyMap<string, Slot> {
+    return this.slots;
+  }
+
+  has(key: string): boolean {
+    return this.slots.has(key);
+  }
+
+  set(key: string, slot: Slot): void {
+    this.slots.delete(key);
+    this.slots.set(key, slot);
+  }
+
+  /** Takes a batch's new (uncommitted) states, pinned until {@link unpin}. */
+  adoptPinned(dirty: ReadonlyMap<string, Slot>): void {
+    for (const [k, s] of dirty) {
+      this.set(k, s);
+      this.pins.set(k, (this.pins.get(k) ?? 0) + 1);
+    }
+  }
+
+  /** The batch that pinned these keys is committed: they may be dropped again. */
+  unpin(keys: Iterable<string>): void {
+    for (const k of keys) {
+      const n = (this.pins.get(k) ?? 1) - 1;
+      if (n <= 0) this.pins.delete(k);
+      else this.pins.set(k, n);
+    }
+    this.evict();
+  }
+
+  clear(): void {
+    this.slots.clear();
+    this.pins.clear();
+  }
+
+  private evict(): void {
+    let excess = this.slots.size - this.capacity;
+    if (excess <= 0) return;
+    for (const k of this.slots.keys()) {
+      if (excess <= 0) break;
+      if (this.pins.has(k)) continue;
+      this.slots.delete(k);
+      excess--;
+    }
+  }
+}

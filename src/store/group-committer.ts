@@ -1,0 +1,57 @@
+import { FencedError, fenceKey, type BatchCommit, type SnapshotStore } from './snapshot-store.js';
+
+interface Waiting {
+  batch: BatchCommit;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit across partitions: batches that arrive while a commit is in flight wait and go
+ * together in the next one, so a worker with many busy partitions pays one Postgres round trip
+ * (and one WAL flush) for all of them instead of one each.
+ */
+export class GroupCommitter {
+  private queue: Waiting[] = [];
+  private running = 0;
+
+  constructor(
+    private readonly store: SnapshotStore,
+    /** Commits in flight at once. */
+    private readonly concurrency = Number(process.env.GC_CONC ?? 2),
+    /** Batches per commit at most. */
+    private readonly maxBatches = 64,
+  ) {}
+
+  commit(batch: BatchCommit): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ batch, resolve, reject });
+      if (this.running < this.concurrency) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running++;
+    try {
+      while (this.queue.length > 0) {
+        const group = this.queue.splice(0, this.maxBatches);
+        try {
+          const held = await this.store.commitMany(group.map((g) => g.batch));
+          for (const g of group) {
+            if (held.has(fenceKey(g.batch.type, g.batch.partition))) g.resolve();
+            else
+              g.reject(
+                new FencedError(
+                  `partition ${g.batch.type}/${g.batch.partition} is no longer fenced at epoch ${g.batch.epoch}`,
+                ),
+              );
+          }
+        } catch (err) {
+          for (const g of group) g.reject(err);
+        }
+      }
+    } finally {
+      this.running--;
+    }
+  }
+}
