@@ -31,14 +31,15 @@ async function main(): Promise<void> {
 
   progress('runtime: ask() through the echo actor, commit-before-reply');
   const worker = await startWorker(env);
-  const { client, close } = await startClient(env);
+  const session = await startClient(env);
+  const client = session.client;
   let asks: LevelResult[];
   try {
     asks = await echoAsk(env, client, levels);
     for (const r of asks)
       progress(`  ${r.concurrency} concurrent: ${fmt.rate(r.perSecond)}/s, p99 ${fmt.ms(r.p99Ms)} ms`);
   } finally {
-    await close();
+    await session.close();
     await worker.stop();
     await cleanup(env.redisUrl, env.databaseUrl, env.prefix, env.schema);
   }

@@ -20,7 +20,7 @@ export function startChild(
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const readyLine = new Promise<Record<string, unknown>>((resolve, reject) => {
-    createInterface({ input: proc.stdout! }).on('line', (text) => {
+    createInterface({ input: proc.stdout }).on('line', (text) => {
       try {
         const line = JSON.parse(text) as Record<string, unknown>;
         if (ready(line)) resolve(line);

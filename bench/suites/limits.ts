@@ -54,9 +54,11 @@ export async function bareRedisLimit(env: BenchEnv, levels: number[]): Promise<L
     let last = (await redis.xadd(replyStream, '*', 'corr', 'start')) as string;
     const readLoop = (async () => {
       while (reading) {
-        const res = (await reader
+        type Read = Array<[string, Array<[string, string[]]>]> | null;
+        const res: Read = await reader
           .xread('COUNT', 1000, 'BLOCK', 200, 'STREAMS', replyStream, last)
-          .catch(() => null)) as Array<[string, Array<[string, string[]]>]> | null;
+          .then((r) => r)
+          .catch(() => null);
         for (const [id, f] of res?.[0]?.[1] ?? []) {
           last = id;
           const done = waiters.get(f[1] as string);

@@ -93,7 +93,7 @@ export class PartitionWorker {
   private ahead: Array<Promise<void>> = [];
   private tail: Promise<void> = Promise.resolve();
   /** The first failure in the commit chain; later batches are not committed on top of it. */
-  private failure: unknown;
+  private failure: Error | undefined;
   private unflushed: Unflushed | undefined;
   private lastTrim = 0;
 
@@ -170,7 +170,7 @@ export class PartitionWorker {
   }
 
   private throwIfFailed(): void {
-    if (this.failure !== undefined) throw this.failure;
+    if (this.failure) throw this.failure;
   }
 
   private async drainAhead(): Promise<void> {
@@ -247,7 +247,7 @@ export class PartitionWorker {
         await this.ops.settle(ids, outcome.replies, dead, this.d.deadStream, this.d.workerId);
       })
       .catch((err: unknown) => {
-        this.failure ??= err;
+        this.failure ??= err instanceof Error ? err : new Error(String(err));
       });
     this.ahead.push(this.tail);
   }
