@@ -2,6 +2,39 @@ import type { Redis } from 'ioredis';
 import { decodeEntry, encodeReply, type MailboxEntry } from './entry-codec.js';
 import type { OutgoingReply, PoisonMessage } from './apply-batch.js';
 
+export type RawEntry = [string, string[] | null];
+
+/**
+ * One XREADGROUP over many partition mailboxes: `'>'` for new entries, or an id for this
+ * consumer's pending history after it. Blocks only when every cursor is `'>'`. Returns the
+ * entries per stream; a stream with nothing to read is absent.
+ */
+export async function readMany(
+  blocking: Redis,
+  group: string,
+  consumer: string,
+  cursors: ReadonlyArray<{ stream: string; cursor: string }>,
+  count: number,
+  blockMs: number,
+): Promise<Map<string, RawEntry[]>> {
+  const streams = cursors.map((c) => c.stream);
+  const ids = cursors.map((c) => c.cursor);
+  const block = ids.every((id) => id === '>') ? ['BLOCK', blockMs] : [];
+  const res = (await blocking.call(
+    'XREADGROUP',
+    'GROUP',
+    group,
+    consumer,
+    'COUNT',
+    count,
+    ...block,
+    'STREAMS',
+    ...streams,
+    ...ids,
+  )) as Array<[string, RawEntry[]]> | null;
+  return new Map((res ?? []).map(([stream, entries]) => [stream, entries]));
+}
+
 /** Raw Redis calls on one partition mailbox; the worker loop composes them. */
 export class MailboxOps {
   constructor(
@@ -18,32 +51,6 @@ export class MailboxOps {
     } catch (err) {
       if (!(err instanceof Error && err.message.includes('BUSYGROUP'))) throw err;
     }
-  }
-
-  /** Reads a batch: `'>'` for new entries (blocking), or an id for this consumer's pending history. */
-  async read(
-    blocking: Redis,
-    cursor: string,
-    count: number,
-    blockMs: number,
-  ): Promise<Array<[string, string[] | null]>> {
-    const res = (
-      cursor === '>'
-        ? await blocking.xreadgroup(
-            'GROUP',
-            this.group,
-            this.consumer,
-            'COUNT',
-            count,
-            'BLOCK',
-            blockMs,
-            'STREAMS',
-            this.stream,
-            cursor,
-          )
-        : await blocking.xreadgroup('GROUP', this.group, this.consumer, 'COUNT', count, 'STREAMS', this.stream, cursor)
-    ) as Array<[string, Array<[string, string[] | null]>]> | null;
-    return res?.[0]?.[1] ?? [];
   }
 
   /**

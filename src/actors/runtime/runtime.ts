@@ -7,10 +7,10 @@ import { ownerOf } from './assignment.js';
 import { Backoff, sleep } from './backoff.js';
 import type { Keys } from './keys.js';
 import { Leases } from './leases.js';
-import { PartitionWorker, type PartitionOptions } from './partition-worker.js';
+import { TypeWorker, type TypeWorkerOptions } from './type-worker.js';
 import type { ActorDefinition } from './types.js';
 
-export interface RuntimeOptions extends PartitionOptions {
+export interface RuntimeOptions extends TypeWorkerOptions {
   /** Default partitions per type. */
   partitions: number;
   /** Lease lifetime, ms; leases and membership are renewed every third of it. */
@@ -20,7 +20,7 @@ export interface RuntimeOptions extends PartitionOptions {
 export interface RuntimeDeps {
   workerId: string;
   redis: Redis;
-  /** Makes a fresh connection for a partition's blocking reads. */
+  /** Makes a fresh connection for a type's blocking reads. */
   connect: (name: string) => Redis;
   store: SnapshotStore;
   keys: Keys;
@@ -31,37 +31,55 @@ export interface RuntimeDeps {
   options: RuntimeOptions;
 }
 
-interface Owned {
-  worker: PartitionWorker;
-  epoch: number;
-}
-
 const slotId = (type: string, partition: number): string => `${type}/${partition}`;
 
 /**
  * The worker role: keeps this process in the membership set, takes the partitions the
  * assignment gives it (lease in Redis, fencing epoch in Postgres), hands back the ones it
- * should no longer own, and runs one {@link PartitionWorker} per owned partition.
+ * should no longer own, and runs one {@link TypeWorker} per actor type over its partitions.
  */
 export class Runtime {
   private readonly leases: Leases;
-  private readonly committer: GroupCommitter;
-  private readonly owned = new Map<string, Owned>();
+  private readonly workers = new Map<string, TypeWorker>();
+  /** `type/partition` → epoch, for the partitions this worker holds. */
+  private readonly owned = new Map<string, number>();
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
   private closed: Promise<void> | undefined;
 
   constructor(private readonly d: RuntimeDeps) {
     this.leases = new Leases(d.redis, d.keys, d.workerId, d.options.leaseTtlMs);
-    this.committer = new GroupCommitter(d.store);
+    const committer = new GroupCommitter(d.store);
+    for (const def of d.actors) {
+      this.workers.set(
+        def.type,
+        new TypeWorker({
+          def,
+          workerId: d.workerId,
+          redis: d.redis,
+          blocking: d.connect(`${d.workerId}:${def.type}`),
+          store: d.store,
+          commit: (batch) => committer.commit(batch),
+          mailbox: (p) => d.keys.mailbox(def.type, p),
+          group: d.keys.group,
+          deadStream: d.keys.deadLetter(def.type),
+          log: d.log.child({ actor: def.type }),
+          metrics: d.metrics,
+          clock: d.clock ?? (() => new Date()),
+          options: d.options,
+          // Free the lease too (a no-op if the new owner holds it), so this worker can take it again.
+          onLost: (p, reason) => {
+            this.owned.delete(slotId(def.type, p));
+            this.d.log.info({ actor: def.type, partition: p, reason }, 'partition released');
+            void this.leases.release(def.type, p).catch(() => undefined);
+          },
+        }),
+      );
+    }
   }
 
   get workerId(): string {
     return this.d.workerId;
-  }
-
-  partitionsOf(type: string): number {
-    return this.d.actors.find((a) => a.type === type)?.partitions ?? this.d.options.partitions;
   }
 
   /** Partitions this worker owns now, as `type/partition`. */
@@ -69,12 +87,12 @@ export class Runtime {
     return [...this.owned.keys()];
   }
 
-  /** Starts the membership loop; resolves after the first reconciliation. */
+  /** Starts the type workers and the membership loop; resolves after the first reconciliation. */
   async start(): Promise<void> {
-    const first = new Promise<void>((resolve) => {
+    for (const w of this.workers.values()) w.start();
+    await new Promise<void>((resolve) => {
       this.loop = this.run(resolve);
     });
-    await first;
   }
 
   private async run(firstDone: () => void): Promise<void> {
@@ -105,86 +123,63 @@ export class Runtime {
       const partitions = def.partitions ?? this.d.options.partitions;
       for (let p = 0; p < partitions; p++) {
         const mine = ownerOf(def.type, p, members) === this.d.workerId;
-        const held = this.owned.get(slotId(def.type, p));
-        if (held && mine) work.push(this.renew(def, p));
+        const held = this.owned.has(slotId(def.type, p));
+        if (held && mine) work.push(this.renew(def.type, p));
         else if (held) work.push(this.handBack(def.type, p, 'rebalanced to another worker'));
-        else if (mine) work.push(this.take(def, p));
+        else if (mine) work.push(this.take(def.type, p));
       }
-      this.d.metrics.partitionsOwned.set(
-        { type: def.type },
-        [...this.owned.keys()].filter((k) => k.startsWith(`${def.type}/`)).length,
-      );
     }
     await Promise.all(work);
+    for (const def of this.d.actors) {
+      this.d.metrics.partitionsOwned.set({ type: def.type }, this.workers.get(def.type)?.partitions().length ?? 0);
+    }
   }
 
-  private async renew(def: ActorDefinition, p: number): Promise<void> {
-    if (!(await this.leases.renew(def.type, p))) await this.drop(def.type, p, 'lease lost');
+  private async renew(type: string, p: number): Promise<void> {
+    if (await this.leases.renew(type, p)) return;
+    this.owned.delete(slotId(type, p));
+    await this.workers.get(type)?.remove(p);
+    this.d.log.warn({ actor: type, partition: p }, 'lease lost; partition dropped');
   }
 
-  private async take(def: ActorDefinition, p: number): Promise<void> {
-    if (this.abort.signal.aborted || !(await this.leases.acquire(def.type, p))) return;
-    const id = slotId(def.type, p);
+  private async take(type: string, p: number): Promise<void> {
+    if (this.abort.signal.aborted || !(await this.leases.acquire(type, p))) return;
     try {
-      const epoch = await this.d.store.takeFence(def.type, p, this.d.workerId);
-      const log = this.d.log.child({ actor: def.type, partition: p, epoch });
-      const worker = new PartitionWorker({
-        def,
-        partition: p,
-        epoch,
-        workerId: this.d.workerId,
-        redis: this.d.redis,
-        blocking: this.d.connect(`${this.d.workerId}:${id}`),
-        store: this.d.store,
-        commit: (batch) => this.committer.commit(batch),
-        stream: this.d.keys.mailbox(def.type, p),
-        group: this.d.keys.group,
-        deadStream: this.d.keys.deadLetter(def.type),
-        log,
-        metrics: this.d.metrics,
-        clock: this.d.clock ?? (() => new Date()),
-        options: this.d.options,
-        // Free the lease too (a no-op if the new owner holds it), so this worker can take it again.
-        onLost: (reason) => void this.handBack(def.type, p, reason).catch(() => undefined),
-      });
-      this.owned.set(id, { worker, epoch });
-      worker.start();
-      log.info('partition taken');
+      const epoch = await this.d.store.takeFence(type, p, this.d.workerId);
+      this.owned.set(slotId(type, p), epoch);
+      this.workers.get(type)?.add(p, epoch);
+      this.d.log.info({ actor: type, partition: p, epoch }, 'partition taken');
     } catch (err) {
-      await this.leases.release(def.type, p).catch(() => undefined);
+      await this.leases.release(type, p).catch(() => undefined);
       throw err;
     }
   }
 
   /** Stops the partition gracefully and frees its lease for the worker it now belongs to. */
   private async handBack(type: string, p: number, reason: string): Promise<void> {
-    await this.drop(type, p, reason);
+    this.owned.delete(slotId(type, p));
+    await this.workers.get(type)?.remove(p);
     await this.leases.release(type, p);
-  }
-
-  private async drop(type: string, p: number, reason: string): Promise<void> {
-    const id = slotId(type, p);
-    const held = this.owned.get(id);
-    if (!held) return;
-    this.owned.delete(id);
-    await held.worker.stop();
     this.d.log.info({ actor: type, partition: p, reason }, 'partition released');
   }
 
-  /** Idempotent: stops every partition (finishing batches in hand), frees leases, leaves the group. */
+  /** Idempotent: stops every type worker (finishing rounds in hand), frees leases, leaves the group. */
   close(): Promise<void> {
     this.closed ??= (async () => {
       this.abort.abort();
       await this.loop;
+      await Promise.allSettled([...this.workers.values()].map((w) => w.stop()));
       const results = await Promise.allSettled(
         [...this.owned.keys()].map((id) => {
           const [type = '', p = '0'] = id.split('/');
-          return this.handBack(type, Number(p), 'worker closing');
+          this.owned.delete(id);
+          this.d.log.info({ actor: type, partition: Number(p), reason: 'worker closing' }, 'partition released');
+          return this.leases.release(type, Number(p));
         }),
       );
       await this.leases.leave().catch(() => undefined);
       for (const r of results) {
-        if (r.status === 'rejected') this.d.log.warn({ err: String(r.reason) }, 'partition close failed');
+        if (r.status === 'rejected') this.d.log.warn({ err: String(r.reason) }, 'lease release failed');
       }
     })();
     return this.closed;

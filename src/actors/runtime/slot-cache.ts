@@ -42,6 +42,12 @@ export class SlotCache {
     this.evict();
   }
 
+  /** Every state in memory is committed. */
+  unpinAll(): void {
+    this.pins.clear();
+    this.evict();
+  }
+
   clear(): void {
     this.slots.clear();
     this.pins.clear();

@@ -1,0 +1,97 @@
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics.js';
+import type { SnapshotStore } from '../../store/snapshot-store.js';
+import { applyBatch, emptySlot, type BatchOutcome, type OutgoingReply, type PoisonMessage } from './apply-batch.js';
+import { decodeEntry, type MailboxEntry } from './entry-codec.js';
+import type { MailboxOps, RawEntry } from './mailbox-ops.js';
+import type { SlotCache } from './slot-cache.js';
+import type { ActorDefinition } from './types.js';
+
+/** One partition's batch, applied and waiting for its commit. */
+export interface Applied {
+  /** Every entry id to acknowledge once committed (deleted and dead-lettered ones included). */
+  ids: string[];
+  outcome: BatchOutcome;
+  dead: PoisonMessage[];
+}
+
+export interface BatchDeps {
+  def: ActorDefinition;
+  store: SnapshotStore;
+  log: Logger;
+  metrics: Metrics;
+  options: { maxDeliveries: number };
+}
+
+function failedReply(p: PoisonMessage): OutgoingReply {
+  const body = { code: 'ACTOR_FAILED', message: 'the actor could not process this message; it was dead-lettered' };
+  return { stream: p.entry.reply, corr: p.entry.corr, ok: false, body: JSON.stringify(body) };
+}
+
+/**
+ * Decodes a partition's raw entries, sets aside poison (redelivered past MAX_DELIVERIES), loads
+ * the states not in memory, and applies the batch. The new states go into the cache pinned
+ * until their commit.
+ */
+export async function applyToPartition(
+  d: BatchDeps,
+  ops: MailboxOps,
+  cache: SlotCache,
+  raw: readonly RawEntry[],
+  redelivery: boolean,
+  now: Date,
+): Promise<Applied> {
+  const entries: MailboxEntry[] = [];
+  const deletedIds: string[] = [];
+  for (const [id, fields] of raw) {
+    const e = decodeEntry(id, fields);
+    if (e) entries.push(e);
+    else deletedIds.push(id);
+  }
+  const poisoned = redelivery ? await overDelivered(ops, entries, d.options.maxDeliveries) : [];
+  const live = poisoned.length ? entries.filter((e) => !poisoned.some((p) => p.entry === e)) : entries;
+
+  const missing = [...new Set(live.map((e) => e.key))].filter((k) => !cache.has(k));
+  if (missing.length > 0) {
+    const loaded = await d.store.load(d.def.type, missing);
+    for (const k of missing) cache.set(k, loaded.get(k) ?? emptySlot());
+  }
+
+  const outcome = applyBatch(d.def, live, cache.view, now);
+  cache.adoptPinned(outcome.dirty);
+  const dead = [...poisoned, ...outcome.poison];
+  outcome.replies.push(...dead.filter((p) => p.entry.reply).map(failedReply));
+  if (dead.length > 0) {
+    d.metrics.deadLettered.inc({ type: d.def.type }, dead.length);
+    for (const p of dead) d.log.error({ msgId: p.entry.id, key: p.entry.key, err: p.error }, 'message dead-lettered');
+  }
+  if (outcome.duplicates > 0) d.metrics.redeliveriesSkipped.inc({ type: d.def.type }, outcome.duplicates);
+  return { ids: [...deletedIds, ...entries.map((e) => e.id)], outcome, dead };
+}
+
+/** Redelivered entries past MAX_DELIVERIES: they keep killing their worker, so they are set aside. */
+async function overDelivered(ops: MailboxOps, entries: MailboxEntry[], max: number): Promise<PoisonMessage[]> {
+  if (entries.length === 0) return [];
+  const counts = await ops.deliveries(entries[0]!.id, entries[entries.length - 1]!.id);
+  return entries
+    .filter((e) => (counts.get(e.id) ?? 0) > max)
+    .map((entry) => ({ entry, error: `delivered ${counts.get(entry.id)} times without being acknowledged` }));
+}
+
+/** Folds several batches of one partition into one commit: newest state per key, all rows, all ids. */
+export function mergeApplied(batches: readonly Applied[]): Applied {
+  if (batches.length === 1) return batches[0]!;
+  const merged: Applied = {
+    ids: [],
+    dead: [],
+    outcome: { dirty: new Map(), outbox: [], replies: [], poison: [], duplicates: 0 },
+  };
+  for (const b of batches) {
+    merged.ids.push(...b.ids);
+    merged.dead.push(...b.dead);
+    for (const [k, s] of b.outcome.dirty) merged.outcome.dirty.set(k, s);
+    merged.outcome.outbox.push(...b.outcome.outbox);
+    merged.outcome.replies.push(...b.outcome.replies);
+  }
+  return merged;
+}

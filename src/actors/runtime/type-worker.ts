@@ -1,0 +1,349 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics.js';
+import { FencedError, type BatchCommit, type SnapshotStore } from '../../store/snapshot-store.js';
+import { Backoff, sleep } from './backoff.js';
+import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
+import { applyToPartition, mergeApplied, type Applied } from './partition-batch.js';
+import { SlotCache } from './slot-cache.js';
+import type { ActorDefinition } from './types.js';
+
+export interface TypeWorkerOptions {
+  /** Entries per partition per read. */
+  batch: number;
+  /** How long one XREADGROUP blocks, ms. */
+  blockMs: number;
+  /** Deliveries before a redelivered entry is dead-lettered. */
+  maxDeliveries: number;
+  /** Actor states kept in memory per partition (least recently used are dropped). */
+  cacheSize: number;
+  /** How often processed entries are trimmed from the mailboxes, ms. */
+  trimEveryMs: number;
+}
+
+export interface TypeWorkerDeps {
+  def: ActorDefinition;
+  workerId: string;
+  redis: Redis;
+  /** A connection of its own: XREADGROUP BLOCK holds it. */
+  blocking: Redis;
+  store: SnapshotStore;
+  /** Commits one partition's batch (through the worker's group committer); throws FencedError. */
+  commit: (batch: BatchCommit) => Promise<void>;
+  mailbox: (partition: number) => string;
+  group: string;
+  deadStream: string;
+  log: Logger;
+  metrics: Metrics;
+  clock: () => Date;
+  options: TypeWorkerOptions;
+  /** Called when a commit finds a partition fenced by a newer owner (it is already dropped here). */
+  onLost: (partition: number, reason: string) => void;
+}
+
+interface Owned {
+  partition: number;
+  epoch: number;
+  ops: MailboxOps;
+  cache: SlotCache;
+  /** `'>'` for new entries; otherwise the id after which this consumer's pending history is read. */
+  cursor: string;
+  prepared: boolean;
+  lost: boolean;
+  /** Write-behind only: applied, replied, not yet committed. */
+  unflushed: Applied[];
+  unflushedSince: number;
+}
+
+/** Rounds applied ahead of their commit (one committing, one forming behind it). */
+const MAX_AHEAD = 2;
+
+/**
+ * The single writer of every partition of one actor type that this worker owns. One blocking
+ * XREADGROUP reads all of them; each round applies every partition's entries in stream order
+ * (per-key order holds, keys run side by side) and commits them all in one statement, then
+ * acknowledges and replies. Rounds are pipelined: while round k commits, round k+1 is read and
+ * applied on top of k's pinned states, and commits only after k. On failure the worker forgets
+ * its in-memory states and re-reads its pending entries; the snapshots' `last_msg_id` turns the
+ * replay into exactly-once application.
+ */
+export class TypeWorker {
+  private readonly owned = new Map<number, Owned>();
+  private readonly releasing = new Map<number, () => void>();
+  private stopping = false;
+  private loop: Promise<void> | undefined;
+  private blockedId: number | undefined;
+  private changed: (() => void) | undefined;
+  private ahead: Array<Promise<void>> = [];
+  private tail: Promise<void> = Promise.resolve();
+  private failure: Error | undefined;
+  private lastTrim = 0;
+
+  constructor(private readonly d: TypeWorkerDeps) {}
+
+  get type(): string {
+    return this.d.def.type;
+  }
+
+  partitions(): number[] {
+    return [...this.owned.keys()];
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Starts reading a partition this worker has just taken (lease held, fence at `epoch`). */
+  add(partition: number, epoch: number): void {
+    this.owned.set(partition, {
+      partition,
+      epoch,
+      ops: new MailboxOps(this.d.redis, this.d.mailbox(partition), this.d.group, this.d.workerId),
+      cache: new SlotCache(this.d.options.cacheSize),
+      cursor: '0',
+      prepared: false,
+      lost: false,
+      unflushed: [],
+      unflushedSince: 0,
+    });
+    this.interrupt();
+  }
+
+  /** Stops reading a partition once its batches in hand are committed (and flushed). */
+  remove(partition: number): Promise<void> {
+    if (!this.owned.has(partition)) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.releasing.set(partition, resolve));
+    this.interrupt();
+    return done;
+  }
+
+  /** Finishes the rounds in hand (and flushes write-behind state), then stops. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.d.blocking.disconnect();
+    this.changed?.();
+    await this.loop;
+  }
+
+  /** Ends a blocking read early, so a change of partitions takes effect at once. */
+  private interrupt(): void {
+    this.changed?.();
+    if (this.blockedId !== undefined) void this.d.redis.client('UNBLOCK', this.blockedId).catch(() => undefined);
+  }
+
+  private async run(): Promise<void> {
+    const backoff = new Backoff();
+    await this.d.blocking.connect().catch(() => undefined);
+    while (!this.stopping) {
+      try {
+        await this.settleReleases();
+        if (this.owned.size === 0) {
+          await new Promise<void>((resolve) => (this.changed = resolve));
+          this.changed = undefined;
+          continue;
+        }
+        await this.prepareNew();
+        this.throwIfFailed();
+        const read = await this.read();
+        if (read.size > 0) await this.round(read);
+        await this.flushDue(false);
+        await this.maybeTrim();
+        backoff.reset();
+      } catch (err) {
+        if (this.stopping) break;
+        await this.recover(err, backoff);
+      }
+    }
+    await this.drainAhead();
+    await this.flushDue(true).catch((err: unknown) => {
+      // Unacknowledged entries stay pending; the next owner replays them.
+      this.d.log.warn({ err: String(err) }, 'final flush failed');
+    });
+    for (const resolve of this.releasing.values()) resolve();
+  }
+
+  /** After a failure: forget in-memory state everywhere and replay pending entries. */
+  private async recover(err: unknown, backoff: Backoff): Promise<void> {
+    await this.drainAhead();
+    const cause = this.failure ?? err;
+    this.failure = undefined;
+    this.blockedId = undefined;
+    const delay = backoff.next();
+    this.d.log.warn({ err: cause instanceof Error ? cause.message : String(cause), retryInMs: delay }, 'round failed');
+    for (const o of this.owned.values()) {
+      o.cache.clear();
+      o.unflushed = [];
+      o.cursor = '0';
+    }
+    await sleep(delay);
+  }
+
+  private async settleReleases(): Promise<void> {
+    if (this.releasing.size === 0) return;
+    await this.drainAhead();
+    await this.flushDue(true);
+    for (const [p, resolve] of this.releasing) {
+      this.owned.delete(p);
+      this.releasing.delete(p);
+      resolve();
+    }
+  }
+
+  private async prepareNew(): Promise<void> {
+    for (const o of this.owned.values()) {
+      if (o.prepared) continue;
+      await o.ops.ensureGroup();
+      const claimed = await o.ops.claimAll();
+      await o.ops.dropIdleConsumers();
+      if (claimed > 0)
+        this.d.log.info({ partition: o.partition, claimed }, 'claimed pending entries of earlier owners');
+      o.prepared = true;
+    }
+  }
+
+  private async read(): Promise<Map<Owned, { raw: RawEntry[]; redelivery: boolean }>> {
+    const parts = [...this.owned.values()].filter((o) => !o.lost);
+    const cursors = parts.map((o) => ({ stream: o.ops.stream, cursor: o.cursor }));
+    this.blockedId ??= await this.d.blocking.client('ID');
+    const byStream = await readMany(
+      this.d.blocking,
+      this.d.group,
+      this.d.workerId,
+      cursors,
+      this.d.options.batch,
+      this.blockFor(),
+    );
+    const out = new Map<Owned, { raw: RawEntry[]; redelivery: boolean }>();
+    for (const o of parts) {
+      const raw = byStream.get(o.ops.stream) ?? [];
+      const redelivery = o.cursor !== '>';
+      if (redelivery) o.cursor = raw.length === 0 ? '>' : raw[raw.length - 1]![0];
+      if (raw.length > 0) out.set(o, { raw, redelivery });
+    }
+    return out;
+  }
+
+  private blockFor(): number {
+    const policy = this.d.def.persistence;
+    if (policy.mode !== 'write-behind') return this.d.options.blockMs;
+    const since = Math.min(...[...this.owned.values()].filter((o) => o.unflushed.length).map((o) => o.unflushedSince));
+    if (!Number.isFinite(since)) return this.d.options.blockMs;
+    return Math.max(1, Math.min(this.d.options.blockMs, since + policy.flushMs - Date.now()));
+  }
+
+  /** Applies every partition's entries, then commits (or, write-behind, replies and holds). */
+  private async round(read: Map<Owned, { raw: RawEntry[]; redelivery: boolean }>): Promise<void> {
+    const now = this.d.clock();
+    const applied: Array<[Owned, Applied]> = [];
+    for (const [o, { raw, redelivery }] of read) {
+      const a = await applyToPartition(this.d, o.ops, o.cache, raw, redelivery, now);
+      applied.push([o, a]);
+    }
+    if (this.d.def.persistence.mode === 'commit-before-reply') {
+      this.commitInOrder(applied);
+      while (this.ahead.length >= MAX_AHEAD) await this.ahead.shift();
+      this.throwIfFailed();
+      return;
+    }
+    await Promise.all(
+      applied.map(async ([o, a]) => {
+        if (o.unflushed.length === 0) o.unflushedSince = Date.now();
+        o.unflushed.push(a);
+        await o.ops.settle([], a.outcome.replies, a.dead, this.d.deadStream, this.d.workerId);
+      }),
+    );
+  }
+
+  /** Commits a round after every earlier one, then acknowledges and replies; skipped after a failure. */
+  private commitInOrder(applied: Array<[Owned, Applied]>): void {
+    this.tail = this.tail
+      .then(() => this.commitAndSettle(applied, true))
+      .catch((err: unknown) => {
+        this.failure ??= err instanceof Error ? err : new Error(String(err));
+      });
+    this.ahead.push(this.tail);
+  }
+
+  /** Commits each partition's batches together (one statement via the group committer). */
+  private async commitAndSettle(batches: Array<[Owned, Applied]>, reply: boolean): Promise<void> {
+    this.throwIfFailed();
+    const type = this.d.def.type;
+    const started = performance.now();
+    const results = await Promise.allSettled(
+      batches.map(([o, a]) =>
+        o.lost
+          ? Promise.reject(new FencedError('partition already lost'))
+          : this.d.commit({
+              type,
+              partition: o.partition,
+              epoch: o.epoch,
+              dirty: a.outcome.dirty,
+              outbox: a.outcome.outbox,
+            }),
+      ),
+    );
+    this.d.metrics.commitDuration.observe({ type }, (performance.now() - started) / 1000);
+    this.d.metrics.commitBatchSize.observe(
+      { type },
+      batches.reduce((n, [, a]) => n + a.ids.length, 0),
+    );
+    const settles: Array<Promise<void>> = [];
+    results.forEach((r, i) => {
+      const [o, a] = batches[i]!;
+      if (r.status === 'fulfilled') {
+        o.cache.unpin(a.outcome.dirty.keys());
+        settles.push(
+          o.ops.settle(a.ids, reply ? a.outcome.replies : [], reply ? a.dead : [], this.d.deadStream, this.d.workerId),
+        );
+      } else if (r.reason instanceof FencedError) {
+        this.lose(o, r.reason.message);
+      } else {
+        throw r.reason instanceof Error ? r.reason : new Error(String(r.reason));
+      }
+    });
+    await Promise.all(settles);
+  }
+
+  /** A newer owner holds the partition: drop it without acknowledging anything more. */
+  private lose(o: Owned, reason: string): void {
+    if (o.lost) return;
+    o.lost = true;
+    this.owned.delete(o.partition);
+    this.releasing.get(o.partition)?.();
+    this.releasing.delete(o.partition);
+    this.d.log.warn({ partition: o.partition, err: reason }, 'partition taken over by a newer owner; dropping it');
+    this.d.onLost(o.partition, reason);
+  }
+
+  /** Write-behind: commits what each partition has held for `flushMs` (all of it when forced). */
+  private async flushDue(force: boolean): Promise<void> {
+    const policy = this.d.def.persistence;
+    if (policy.mode !== 'write-behind') return;
+    const due = [...this.owned.values()].filter(
+      (o) => o.unflushed.length > 0 && (force || Date.now() - o.unflushedSince >= policy.flushMs),
+    );
+    if (due.length === 0) return;
+    // One commit per partition: two batches of a partition cannot share a statement (same keys).
+    const batches = due.map((o): [Owned, Applied] => [o, mergeApplied(o.unflushed)]);
+    for (const o of due) o.unflushed = [];
+    await this.commitAndSettle(batches, false);
+    // Write-behind has nothing else in flight: every state of a flushed partition is committed.
+    for (const o of due) o.cache.unpinAll();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  private async drainAhead(): Promise<void> {
+    await Promise.all(this.ahead);
+    this.ahead = [];
+  }
+
+  private async maybeTrim(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastTrim < this.d.options.trimEveryMs) return;
+    this.lastTrim = now;
+    await Promise.all([...this.owned.values()].filter((o) => o.prepared).map((o) => o.ops.trim()));
+  }
+}
