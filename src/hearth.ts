@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { ActorClient } from './actors/runtime/actor-client.js';
 import { createKeys } from './actors/runtime/keys.js';
 import { connectRedis, createRedis } from './actors/runtime/redis.js';
+import { assertPartitionCounts } from './actors/runtime/partition-counts.js';
 import { Runtime } from './actors/runtime/runtime.js';
 import type { ActorDefinition } from './actors/runtime/types.js';
 import { actors as defaultActors } from './actors/registry.js';
@@ -19,8 +20,8 @@ import { migrate } from './store/migrate.js';
 import { createPgSnapshotStore } from './store/snapshot-store.js';
 
 export interface Hearth {
-  /** The bound HTTP port (gateway roles only). */
-  readonly port: number | undefined;
+  /** The bound HTTP port. */
+  readonly port: number;
   readonly runtime: Runtime | undefined;
   readonly client: ActorClient | undefined;
   /** Idempotent: gateway first (stop taking requests), then workers, then connections. */
@@ -69,6 +70,8 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     cleanups.push(() => redis.disconnect());
     const partitionsOf = (type: string): number =>
       actors.find((a) => a.type === type)?.partitions ?? config.ACTOR_PARTITIONS;
+    const types = actors.map((a) => ({ type: a.type, partitions: partitionsOf(a.type) }));
+    await assertPartitionCounts(redis, keys, types);
 
     let runtime: Runtime | undefined;
     if (config.ROLE !== 'gateway') {
@@ -98,7 +101,6 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     }
 
     let client: ActorClient | undefined;
-    let port: number | undefined;
     if (config.ROLE !== 'worker') {
       const gatewayId = processId('gateway');
       const reader = await connectRedis(createRedis(config.REDIS_URL, `${gatewayId}:replies`), config.REDIS_URL);
@@ -107,37 +109,27 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         reader,
         keys,
         gatewayId,
-        {
-          defaultTimeoutMs: config.ASK_TIMEOUT_MS,
-          maxInFlight: config.ASK_MAX_IN_FLIGHT,
-          partitionsOf,
-        },
+        { defaultTimeoutMs: config.ASK_TIMEOUT_MS, maxInFlight: config.ASK_MAX_IN_FLIGHT, partitionsOf },
         log.child({ role: 'gateway' }),
         metrics,
       );
       await client.start();
       const c = client;
       cleanups.push(() => c.close());
-
-      const router = new Router().add(healthRoute({ redis, sql })).add(
-        metricsRoute({
-          metrics,
-          redis,
-          keys,
-          types: actors.map((a) => ({ type: a.type, partitions: partitionsOf(a.type) })),
-        }),
-      );
-      if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
-      const server = new HttpServer({
-        router,
-        log: log.child({ role: 'gateway' }),
-        metrics,
-        maxBodyBytes: config.MAX_BODY_BYTES,
-      });
-      port = await server.listen(config.HOST, config.PORT);
-      cleanups.push(() => server.close(config.SHUTDOWN_GRACE_MS));
-      log.info({ port, role: config.ROLE }, 'hearth listening');
     }
+
+    // Every role serves /health and /metrics (workers are scraped too); only gateways serve the API.
+    const router = new Router().add(healthRoute({ redis, sql })).add(metricsRoute({ metrics, redis, keys, types }));
+    if (client && config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
+    const server = new HttpServer({
+      router,
+      log: log.child({ role: config.ROLE }),
+      metrics,
+      maxBodyBytes: config.MAX_BODY_BYTES,
+    });
+    const port = await server.listen(config.HOST, config.PORT);
+    cleanups.push(() => server.close(config.SHUTDOWN_GRACE_MS));
+    log.info({ port, role: config.ROLE }, 'hearth listening');
 
     return { port, runtime, client, close };
   } catch (err) {

@@ -7,6 +7,10 @@ export const errorCodes = {
   INVALID_JSON: { status: 400, doc: 'The body is not valid JSON.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, doc: 'The body is not `application/json`.' },
   BODY_TOO_LARGE: { status: 413, doc: 'The body is larger than MAX_BODY_BYTES.' },
+  BAD_REQUEST_ABORTED: {
+    status: 400,
+    doc: 'The client closed the connection before the body was complete (logged, never sent).',
+  },
   NOT_FOUND: { status: 404, doc: 'No such route or resource.' },
   METHOD_NOT_ALLOWED: { status: 405, doc: 'The route exists but not for this method.' },
   ASK_TIMEOUT: {

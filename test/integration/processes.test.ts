@@ -38,6 +38,17 @@ describe('running as processes', () => {
     expect(proc.stderr[0]).toMatch(/Database connection failed .*start the database and correct the variable/);
   });
 
+  it('refuses to start a process whose ACTOR_PARTITIONS differs from the deployment', async () => {
+    await env.redis.hset(env.keys.meta, 'partitions:echo', '7');
+    const proc = spawnHearth(env.env({ ACTOR_PARTITIONS: '4' }));
+    expect(await proc.exited).toBe(1);
+    expect(proc.stderr).toHaveLength(1);
+    expect(proc.stderr[0]).toMatch(
+      /ACTOR_PARTITIONS mismatch: this process splits "echo" into 4 partitions but the deployment uses 7/,
+    );
+    await env.redis.del(env.keys.meta);
+  });
+
   it('serves requests with ROLE=gateway and ROLE=worker in two processes, and stops cleanly on SIGTERM', async () => {
     const worker = spawnHearth(env.env({ ROLE: 'worker', LOG_LEVEL: 'info', ACTOR_PARTITIONS: '4' }));
     const gateway = spawnHearth(
@@ -57,9 +68,13 @@ describe('running as processes', () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ count: 2 * i, applied: i });
     }
-    // The gateway runs no actors and the worker serves no HTTP.
+    // The gateway runs no actors; the worker serves only /health and /metrics.
     expect(gateway.lines.some((l) => l.msg === 'partition taken')).toBe(false);
-    expect(worker.lines.some((l) => l.msg === 'hearth listening')).toBe(false);
+    const workerPort = (await worker.waitFor((l) => l.msg === 'hearth listening')).port;
+    expect((await fetch(`http://127.0.0.1:${String(workerPort)}/health`)).status).toBe(200);
+    const metrics = await (await fetch(`http://127.0.0.1:${String(workerPort)}/metrics`)).text();
+    expect(metrics).toMatch(/hearth_partitions_owned\{type="counter"\} 4/);
+    expect((await fetch(`http://127.0.0.1:${String(workerPort)}/v1/diagnostics/counters/x`)).status).toBe(404);
 
     expect(await gateway.stop()).toBe(0);
     expect(await worker.stop()).toBe(0);

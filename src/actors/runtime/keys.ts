@@ -33,6 +33,8 @@ export interface Keys {
   chatEvents(sessionId: string): string;
   /** Sorted set of live workers, scored by their last heartbeat (Redis time, ms). */
   readonly workers: string;
+  /** Hash of deployment-wide facts every process must agree on (partition counts). */
+  readonly meta: string;
   /** Consumer group that the owners of a type's partitions read with. */
   readonly group: string;
 }
@@ -47,6 +49,7 @@ export function createKeys(prefix: string): Keys {
     replies: (gatewayId) => `${prefix}:reply:${checkId(gatewayId)}`,
     chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
     workers: `${prefix}:workers`,
+    meta: `${prefix}:meta`,
     group: 'owners',
   };
 }

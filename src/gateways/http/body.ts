@@ -6,8 +6,21 @@ import { AppError } from '../../errors/index.js';
  * in the synchronous part of the route) and resolves when it is complete. Past `limit` bytes it
  * rejects with BODY_TOO_LARGE and ignores the rest.
  */
-export function readBody(res: HttpResponse, limit: number, declaredLength: number): Promise<Buffer> {
+export function readBody(
+  res: HttpResponse,
+  limit: number,
+  declaredLength: number,
+  aborted: AbortSignal,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // A client that hangs up mid-body must not leave the request (and shutdown) waiting forever.
+    aborted.addEventListener(
+      'abort',
+      () => reject(new AppError('BAD_REQUEST_ABORTED', 'the client closed the connection')),
+      {
+        once: true,
+      },
+    );
     if (declaredLength > limit) {
       reject(tooLarge(limit));
       res.onData(() => undefined);

@@ -84,7 +84,7 @@ export class HttpServer {
     const log = this.o.log.child({ reqId });
     const remote = Buffer.from(res.getRemoteAddressAsText()).toString();
     const body = bodyMethods.has(method)
-      ? readBody(res, this.o.maxBodyBytes, Number(headers['content-length'] ?? 0))
+      ? readBody(res, this.o.maxBodyBytes, Number(headers['content-length'] ?? 0), aborted.signal)
       : Promise.resolve(Buffer.alloc(0));
     body.catch(() => undefined); // read (and maybe refused) before a handler asks for it
 
