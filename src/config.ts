@@ -56,6 +56,8 @@ export const configSchema = z.object({
   MAX_BODY_BYTES: positiveInt.default(1024 * 1024),
   /** Seconds that shutdown waits for in-flight requests and batches. Default 10. */
   SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
+  /** Bootstrap admin API key (at least 32 characters); only its hash is kept in memory. Default none. */
+  HEARTH_ADMIN_KEY: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
   /** Expose the diagnostic echo/counter routes under /v1/diagnostics. Default false. */
   HEARTH_DIAGNOSTICS: bool.default(false),
 });

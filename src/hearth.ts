@@ -8,7 +8,9 @@ import { Runtime } from './actors/runtime/runtime.js';
 import type { ActorDefinition } from './actors/runtime/types.js';
 import { actors as defaultActors } from './actors/registry.js';
 import type { Config } from './config.js';
+import { ApiKeyStore, hashSecret } from './gateways/auth/api-key-store.js';
 import { HttpServer } from './gateways/http/server.js';
+import { productRoutes } from './gateways/routes/index.js';
 import { Router } from './gateways/http/router.js';
 import { diagnosticsRoutes } from './gateways/http/routes/diagnostics.js';
 import { healthRoute } from './gateways/http/routes/health.js';
@@ -120,7 +122,12 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
 
     // Every role serves /health and /metrics (workers are scraped too); only gateways serve the API.
     const router = new Router().add(healthRoute({ redis, sql })).add(metricsRoute({ metrics, redis, keys, types }));
-    if (client && config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
+    if (client) {
+      const adminHash = config.HEARTH_ADMIN_KEY ? hashSecret(config.HEARTH_ADMIN_KEY) : undefined;
+      const keyStore = new ApiKeyStore(sql, adminHash);
+      for (const r of productRoutes(sql, keyStore, client, opts.clock ?? (() => new Date()))) router.add(r);
+      if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
+    }
     const server = new HttpServer({
       router,
       log: log.child({ role: config.ROLE }),

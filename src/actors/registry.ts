@@ -1,6 +1,7 @@
 import { counterActor } from './diagnostics/counter.js';
 import { echoActor } from './diagnostics/echo.js';
 import type { ActorDefinition } from './runtime/types.js';
+import { voucherActor } from './voucher/logic.js';
 
 /** Every actor type a worker hosts. Product actors join this list as they are built. */
-export const actors: readonly ActorDefinition[] = [echoActor, counterActor];
+export const actors: readonly ActorDefinition[] = [echoActor, counterActor, voucherActor];

@@ -19,14 +19,20 @@ describe('migrations', () => {
     expect(rows.map((r) => r.name)).toEqual((await readMigrations()).map((m) => m.name));
   });
 
-  it('create the snapshot, fence and outbox tables in the configured schema', async () => {
+  it('create the runtime and registry tables in the configured schema', async () => {
     const tables = await env.sql<{ table_name: string }[]>`
       SELECT table_name FROM information_schema.tables WHERE table_schema = ${env.schema} ORDER BY table_name`;
     expect(tables.map((t) => t.table_name)).toEqual([
       'actor_snapshots',
+      'api_keys',
+      'certificates',
+      'households',
+      'idempotency_keys',
       'outbox',
       'partition_fences',
+      'products',
       'schema_migrations',
+      'suppliers',
     ]);
   });
 

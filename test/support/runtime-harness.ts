@@ -2,7 +2,8 @@ import { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import { connectRedis, createRedis } from '../../src/actors/runtime/redis.js';
 import { Runtime, type RuntimeOptions } from '../../src/actors/runtime/runtime.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
-import { actors as defaultActors } from '../../src/actors/registry.js';
+import { counterActor } from '../../src/actors/diagnostics/counter.js';
+import { echoActor } from '../../src/actors/diagnostics/echo.js';
 import { processId } from '../../src/hearth.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
 import { createPgSnapshotStore } from '../../src/store/snapshot-store.js';
@@ -37,7 +38,8 @@ export async function startRuntime(
     keys: env.keys,
     log: env.log,
     metrics: opts.metrics ?? createMetrics(),
-    actors: opts.actors ?? defaultActors,
+    // The runtime tests run the diagnostic actors only: 4 echo + 4 counter partitions.
+    actors: opts.actors ?? [echoActor, counterActor],
     options: { ...testRuntimeOptions, ...opts.options },
   });
   await runtime.start();

@@ -1,0 +1,100 @@
+import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
+import { voucherMessages, type Redemption, type VoucherMessage, type VoucherState } from './messages.js';
+
+/** A voucher is expired from the day after its expiry date (UTC), whatever its stored status. */
+export function isExpired(v: Pick<VoucherState, 'attributes'>, now: Date): boolean {
+  return v.attributes.expiryDate < now.toISOString().slice(0, 10);
+}
+
+function ledger(type: string, payload: Record<string, unknown>): { topic: string; payload: unknown } {
+  return { topic: 'ledger', payload: { type, ...payload } };
+}
+
+export function decideVoucher(
+  state: VoucherState | undefined,
+  msg: VoucherMessage,
+  ctx: { key: string; now: Date; id(n?: number): string },
+): Decision<VoucherState> {
+  switch (msg.kind) {
+    case 'get':
+      return state
+        ? { state, reply: state }
+        : { state, rejection: reject('VOUCHER_NOT_FOUND', `no voucher ${ctx.key}`) };
+
+    case 'issue': {
+      if (state) {
+        return {
+          state,
+          rejection: reject(
+            'CERTIFICATE_ALREADY_USED',
+            `certificate ${msg.emissionCertificateId} already backs voucher ${state.id}`,
+          ),
+        };
+      }
+      const createdAt = ctx.now.toISOString();
+      const voucher: VoucherState = {
+        id: ctx.key,
+        status: 'active',
+        recipientDid: msg.recipientDid,
+        emissionCertificateId: msg.emissionCertificateId,
+        value: msg.value,
+        remainingBalance: msg.value,
+        attributes: msg.attributes,
+        createdAt,
+        redemptions: [],
+      };
+      const { redemptions: _none, ...issued } = voucher;
+      return { state: voucher, reply: voucher, effects: [ledger('voucher.issued', { ...issued, at: createdAt })] };
+    }
+
+    case 'redeem': {
+      if (!state) return { state, rejection: reject('VOUCHER_NOT_FOUND', `no voucher ${ctx.key}`) };
+      if (state.status !== 'active') {
+        return { state, rejection: reject('VOUCHER_NOT_ACTIVE', `voucher ${state.id} is ${state.status}`) };
+      }
+      if (isExpired(state, ctx.now)) {
+        return {
+          state,
+          rejection: reject('VOUCHER_EXPIRED', `voucher ${state.id} expired on ${state.attributes.expiryDate}`),
+        };
+      }
+      if (msg.amount > state.remainingBalance) {
+        return {
+          state,
+          rejection: reject('INSUFFICIENT_BALANCE', 'the amount exceeds the available balance', {
+            remainingBalance: state.remainingBalance / 1e6,
+            amount: msg.amount / 1e6,
+          }),
+        };
+      }
+      const remainingBalance = state.remainingBalance - msg.amount;
+      const redemption: Redemption = {
+        id: ctx.id(0),
+        voucherId: state.id,
+        supplierDid: msg.supplierDid,
+        productId: msg.productId,
+        amount: msg.amount,
+        remainingBalance,
+        createdAt: ctx.now.toISOString(),
+      };
+      const next: VoucherState = {
+        ...state,
+        remainingBalance,
+        status: remainingBalance === 0 ? 'redeemed' : 'active',
+        redemptions: [...state.redemptions, redemption],
+      };
+      return {
+        state: next,
+        reply: redemption,
+        effects: [ledger('voucher.redeemed', { ...redemption, at: redemption.createdAt })],
+      };
+    }
+  }
+}
+
+export const voucherActor: ActorDefinition<VoucherState, VoucherMessage> = {
+  type: 'voucher',
+  messages: voucherMessages,
+  persistence: { mode: 'commit-before-reply' },
+  decide: decideVoucher,
+};

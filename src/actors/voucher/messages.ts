@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+const micro = z.number().int().positive().max(1e15);
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
+/**
+ * What the voucher actor accepts. The gateway looks up the registries and passes the facts the
+ * rules need, so `decide` stays pure; rules that depend on the voucher itself run in the actor,
+ * serialised per voucher.
+ */
+export const voucherMessages = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('issue'),
+      recipientDid: z.string(),
+      emissionCertificateId: z.string(),
+      value: micro,
+      attributes: z.object({ batchId: z.string(), issuanceDate: isoDate, expiryDate: isoDate }).strict(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('redeem'),
+      supplierDid: z.string(),
+      productId: z.string(),
+      amount: micro,
+    })
+    .strict(),
+  z.object({ kind: z.literal('get') }).strict(),
+]);
+
+export type VoucherMessage = z.infer<typeof voucherMessages>;
+
+export interface Redemption {
+  id: string;
+  voucherId: string;
+  supplierDid: string;
+  productId: string;
+  /** Micro-units. */
+  amount: number;
+  /** Micro-units left after this redemption. */
+  remainingBalance: number;
+  createdAt: string;
+}
+
+export interface VoucherState {
+  id: string;
+  /** `active` until the balance reaches 0 (`redeemed`) or it is revoked; `expired` is computed. */
+  status: 'active' | 'redeemed' | 'revoked';
+  recipientDid: string;
+  emissionCertificateId: string;
+  /** Micro-units. */
+  value: number;
+  /** Micro-units. */
+  remainingBalance: number;
+  attributes: { batchId: string; issuanceDate: string; expiryDate: string };
+  createdAt: string;
+  redemptions: Redemption[];
+}

@@ -1,0 +1,106 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Sql } from '../../store/db.js';
+import type { Principal, Role } from './principal.js';
+
+export interface ApiKeyRecord {
+  id: string;
+  role: Role;
+  did?: string;
+  label?: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+interface Row {
+  id: string;
+  hash: string;
+  role: Role;
+  did: string | null;
+  label: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+/** A key reads `hk_<id>_<secret>`: the id finds the row, the secret is compared by its hash. */
+const keyShape = /^hk_([a-z0-9]{16})_([A-Za-z0-9_-]{43})$/;
+
+export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+
+function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function toRecord(r: Row): ApiKeyRecord {
+  return {
+    id: r.id,
+    role: r.role,
+    ...(r.did ? { did: r.did } : {}),
+    ...(r.label ? { label: r.label } : {}),
+    createdAt: r.created_at.toISOString(),
+    ...(r.revoked_at ? { revokedAt: r.revoked_at.toISOString() } : {}),
+  };
+}
+
+/**
+ * API keys in Postgres, never in clear: only the SHA-256 of the secret is stored (the secret is
+ * 256 random bits, so no slow hash is needed). Lookups are cached for `cacheMs`, which is also
+ * the longest a revoked key keeps working on a busy gateway.
+ */
+export class ApiKeyStore {
+  private readonly cache = new Map<string, { row: Row | undefined; at: number }>();
+
+  constructor(
+    private readonly sql: Sql,
+    /** SHA-256 of HEARTH_ADMIN_KEY, the bootstrap admin key; undefined when none is configured. */
+    private readonly bootstrapHash: string | undefined,
+    private readonly cacheMs = 5_000,
+  ) {}
+
+  async create(
+    role: Role,
+    did: string | undefined,
+    label: string | undefined,
+  ): Promise<{ key: string; record: ApiKeyRecord }> {
+    const id = randomBytes(8).toString('hex');
+    const secret = randomBytes(32).toString('base64url');
+    const [row] = await this.sql<Row[]>`
+      INSERT INTO api_keys (id, hash, role, did, label) VALUES (${id}, ${hashSecret(secret)}, ${role}, ${did ?? null}, ${label ?? null})
+      RETURNING *`;
+    return { key: `hk_${id}_${secret}`, record: toRecord(row!) };
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    return (await this.sql<Row[]>`SELECT * FROM api_keys ORDER BY created_at, id`).map(toRecord);
+  }
+
+  async revoke(id: string): Promise<ApiKeyRecord | undefined> {
+    const [row] = await this.sql<Row[]>`
+      UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id} RETURNING *`;
+    this.cache.delete(id);
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** The principal of a presented key, or undefined when it is unknown, malformed or revoked. */
+  async verify(presented: string): Promise<Principal | undefined> {
+    if (this.bootstrapHash && sameHash(hashSecret(presented), this.bootstrapHash)) {
+      return { keyId: 'bootstrap', role: 'admin' };
+    }
+    const m = keyShape.exec(presented);
+    if (!m) return undefined;
+    const [, id = '', secret = ''] = m;
+    const row = await this.lookup(id);
+    if (!row || row.revoked_at || !sameHash(hashSecret(secret), row.hash)) return undefined;
+    return { keyId: row.id, role: row.role, ...(row.did ? { did: row.did } : {}) };
+  }
+
+  private async lookup(id: string): Promise<Row | undefined> {
+    const hit = this.cache.get(id);
+    if (hit && Date.now() - hit.at < this.cacheMs) return hit.row;
+    const [row] = await this.sql<Row[]>`SELECT * FROM api_keys WHERE id = ${id}`;
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(id, { row, at: Date.now() });
+    return row;
+  }
+}

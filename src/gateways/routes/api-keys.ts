@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { AppError } from '../../errors/index.js';
+import type { ApiKeyStore } from '../auth/api-key-store.js';
+import { roles } from '../auth/principal.js';
+import { jsonBody } from '../http/context.js';
+import { json } from '../http/reply.js';
+import type { RouteSpec } from '../http/router.js';
+import { guarded, type Guards } from './guard.js';
+import { did } from './registry-schemas.js';
+
+const createKey = z
+  .object({ role: z.enum(roles), did: did.optional(), label: z.string().trim().min(1).max(200).optional() })
+  .strict()
+  .superRefine((k, ctx) => {
+    const acts = k.role === 'supplier' || k.role === 'household';
+    if (acts && !k.did) ctx.addIssue({ code: 'custom', path: ['did'], message: `is required for a ${k.role} key` });
+    if (!acts && k.did)
+      ctx.addIssue({ code: 'custom', path: ['did'], message: `is only for supplier and household keys` });
+  });
+
+/** Admins issue keys (`POST /v1/api-keys`, the secret shown once), list them and revoke them. */
+export function apiKeyRoutes(g: Guards, keys: ApiKeyStore): RouteSpec[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v1/api-keys',
+      handler: guarded(g, ['admin'], async (ctx) => {
+        const body = await jsonBody(ctx, createKey);
+        const { key, record } = await keys.create(body.role, body.did, body.label);
+        return json(201, { ...record, key });
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/api-keys',
+      handler: guarded(g, ['admin'], async () => json(200, { items: await keys.list() })),
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/api-keys/:id',
+      handler: guarded(g, ['admin'], async (ctx) => {
+        const revoked = await keys.revoke(ctx.params.id ?? '');
+        if (!revoked) throw new AppError('NOT_FOUND', `no API key ${ctx.params.id}`);
+        return json(200, revoked);
+      }),
+    },
+  ];
+}

@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import { AppError } from '../../errors/index.js';
+import type { Sql } from '../../store/db.js';
+import type { Principal } from '../auth/principal.js';
+import type { HttpContext } from '../http/context.js';
+import type { Reply } from '../http/reply.js';
+
+const keyShape = /^[A-Za-z0-9._:-]{1,255}$/;
+
+/**
+ * `Idempotency-Key` on a POST: the first request with a key runs and its answer is kept (per API
+ * key, for the life of the row); the same key with the same method, path and body replays that
+ * answer with `Idempotent-Replayed: true`; with another request it is refused (409). A 5xx or a
+ * timeout is not kept, so the client can retry with the same key.
+ */
+export class IdempotencyStore {
+  constructor(private readonly sql: Sql) {}
+
+  async run(ctx: HttpContext, who: Principal, handler: () => Promise<Reply>): Promise<Reply> {
+    const key = ctx.headers['idempotency-key'];
+    if (key === undefined) return handler();
+    if (!keyShape.test(key)) {
+      throw new AppError('VALIDATION_FAILED', 'Idempotency-Key must be 1-255 letters, digits, . _ : -');
+    }
+    const body = await ctx.body();
+    const hash = createHash('sha256').update(`${ctx.method} ${ctx.path}\n`).update(body).digest('hex');
+    const [claimed] = await this.sql<{ key: string }[]>`
+      INSERT INTO idempotency_keys (owner, key, request_hash) VALUES (${who.keyId}, ${key}, ${hash})
+      ON CONFLICT DO NOTHING RETURNING key`;
+    if (!claimed) return this.replay(who.keyId, key, hash);
+    let reply: Reply;
+    try {
+      reply = await handler();
+    } catch (err) {
+      await this.forget(who.keyId, key);
+      throw err;
+    }
+    if (reply.status >= 500) await this.forget(who.keyId, key);
+    else {
+      const text = typeof reply.body === 'string' ? reply.body : (reply.body?.toString('utf8') ?? '');
+      await this
+        .sql`UPDATE idempotency_keys SET status = ${reply.status}, body = ${text} WHERE owner = ${who.keyId} AND key = ${key}`;
+    }
+    return reply;
+  }
+
+  private async replay(owner: string, key: string, hash: string): Promise<Reply> {
+    const [row] = await this.sql<{ request_hash: string; status: number | null; body: string | null }[]>`
+      SELECT request_hash, status, body FROM idempotency_keys WHERE owner = ${owner} AND key = ${key}`;
+    if (!row)
+      throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key just failed; retry it');
+    if (row.request_hash !== hash) {
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for a different request');
+    }
+    if (row.status === null) {
+      throw new AppError(
+        'IDEMPOTENCY_IN_PROGRESS',
+        'a request with this Idempotency-Key is still running',
+        undefined,
+        true,
+      );
+    }
+    return {
+      status: row.status,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', 'Idempotent-Replayed': 'true' },
+      body: row.body ?? '',
+    };
+  }
+
+  private async forget(owner: string, key: string): Promise<void> {
+    await this.sql`DELETE FROM idempotency_keys WHERE owner = ${owner} AND key = ${key}`.catch(() => undefined);
+  }
+}

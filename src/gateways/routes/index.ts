@@ -1,0 +1,65 @@
+import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { Sql } from '../../store/db.js';
+import { certificateTable, householdTable, productTable, supplierTable } from '../../store/registries/records.js';
+import { Registry } from '../../store/registries/registry.js';
+import { VoucherReads } from '../../store/voucher-reads.js';
+import type { ApiKeyStore } from '../auth/api-key-store.js';
+import type { RouteSpec } from '../http/router.js';
+import { apiKeyRoutes } from './api-keys.js';
+import { IdempotencyStore } from './idempotency.js';
+import * as schemas from './registry-schemas.js';
+import { registryRoutes } from './registries.js';
+import { voucherRoutes } from './vouchers.js';
+
+/** Every route of spec 000 (vouchers, claims, surveys) and the registries and keys behind it. */
+export function productRoutes(sql: Sql, keys: ApiKeyStore, client: ActorClient, clock: () => Date): RouteSpec[] {
+  const g = { keys, idempotency: new IdempotencyStore(sql) };
+  const households = new Registry(sql, householdTable);
+  const suppliers = new Registry(sql, supplierTable);
+  const products = new Registry(sql, productTable);
+  const certificates = new Registry(sql, certificateTable);
+  const staff = ['admin', 'implementer'] as const;
+  const readers = ['admin', 'implementer', 'regulator'] as const;
+  return [
+    ...apiKeyRoutes(g, keys),
+    ...registryRoutes(g, {
+      path: '/v1/households',
+      name: 'household',
+      registry: households,
+      create: schemas.householdCreate,
+      update: schemas.householdUpdate,
+      readRoles: readers,
+      writeRoles: staff,
+      mayReadOne: (who, id) => who.role === 'household' && who.did === id,
+    }),
+    ...registryRoutes(g, {
+      path: '/v1/suppliers',
+      name: 'supplier',
+      registry: suppliers,
+      create: schemas.supplierCreate,
+      update: schemas.supplierUpdate,
+      readRoles: readers,
+      writeRoles: staff,
+      mayReadOne: (who, id) => who.role === 'supplier' && who.did === id,
+    }),
+    ...registryRoutes(g, {
+      path: '/v1/products',
+      name: 'product',
+      registry: products,
+      create: schemas.productCreate,
+      update: schemas.productUpdate,
+      readRoles: ['admin', 'implementer', 'regulator', 'supplier', 'household'],
+      writeRoles: staff,
+    }),
+    ...registryRoutes(g, {
+      path: '/v1/certificates',
+      name: 'certificate',
+      registry: certificates,
+      create: schemas.certificateCreate,
+      update: schemas.certificateUpdate,
+      readRoles: readers,
+      writeRoles: staff,
+    }),
+    ...voucherRoutes(g, { client, reads: new VoucherReads(sql), households, certificates, suppliers, products, clock }),
+  ];
+}

@@ -1,0 +1,73 @@
+import type { z } from 'zod';
+import { AppError } from '../../errors/index.js';
+import type { Registry } from '../../store/registries/registry.js';
+import type { Principal, Role } from '../auth/principal.js';
+import { jsonBody, parseWith, queryObject } from '../http/context.js';
+import { json } from '../http/reply.js';
+import type { RouteSpec } from '../http/router.js';
+import { guarded, type Guards } from './guard.js';
+import { pageQuery } from './pagination.js';
+
+export interface RegistryRoutes<T extends object> {
+  /** Collection path, e.g. `/v1/households`. */
+  path: string;
+  /** Singular name for messages, e.g. `household`. */
+  name: string;
+  registry: Registry<T>;
+  create: z.ZodType<T, unknown>;
+  update: z.ZodType<Partial<T>, unknown>;
+  readRoles: readonly Role[];
+  writeRoles: readonly Role[];
+  /** Lets a caller outside `readRoles` read one record (a household reading itself). */
+  mayReadOne?: (who: Principal, id: string) => boolean;
+}
+
+/** `POST` (create), `GET` (list), `GET /:id`, `PATCH /:id` for one registry. */
+export function registryRoutes<T extends object>(g: Guards, r: RegistryRoutes<T>): RouteSpec[] {
+  const notFound = (id: string): AppError => new AppError('NOT_FOUND', `no ${r.name} ${id}`);
+  const allRoles: Role[] = ['admin', 'implementer', 'supplier', 'regulator', 'household'];
+  return [
+    {
+      method: 'POST',
+      path: r.path,
+      handler: guarded(g, r.writeRoles, async (ctx) => {
+        const record = await jsonBody(ctx, r.create);
+        const created = await r.registry.create(record);
+        if (!created) throw new AppError('ALREADY_EXISTS', `a ${r.name} with this id already exists`);
+        return json(201, created);
+      }),
+    },
+    {
+      method: 'GET',
+      path: r.path,
+      handler: guarded(g, r.readRoles, async (ctx) => {
+        const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');
+        return json(200, await r.registry.list(limit, offset));
+      }),
+    },
+    {
+      method: 'GET',
+      path: `${r.path}/:id`,
+      handler: guarded(g, allRoles, async (ctx, who) => {
+        const id = ctx.params.id ?? '';
+        if (!r.readRoles.includes(who.role) && !r.mayReadOne?.(who, id)) {
+          throw new AppError('FORBIDDEN', `this key may not read ${r.name} records`);
+        }
+        const found = await r.registry.get(id);
+        if (!found) throw notFound(id);
+        return json(200, found);
+      }),
+    },
+    {
+      method: 'PATCH',
+      path: `${r.path}/:id`,
+      handler: guarded(g, r.writeRoles, async (ctx) => {
+        const id = ctx.params.id ?? '';
+        const patch = await jsonBody(ctx, r.update);
+        const updated = await r.registry.update(id, patch);
+        if (!updated) throw notFound(id);
+        return json(200, updated);
+      }),
+    },
+  ];
+}

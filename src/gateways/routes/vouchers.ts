@@ -1,0 +1,133 @@
+import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { Redemption, VoucherState } from '../../actors/voucher/messages.js';
+import { toMicro } from '../../actors/voucher/money.js';
+import { redemptionView, voucherIdFor, voucherView } from '../../actors/voucher/representation.js';
+import { AppError } from '../../errors/index.js';
+import type { Certificate, Household, Product, Supplier } from '../../store/registries/records.js';
+import type { Registry } from '../../store/registries/registry.js';
+import type { VoucherReads } from '../../store/voucher-reads.js';
+import type { Principal } from '../auth/principal.js';
+import { jsonBody, parseWith, queryObject } from '../http/context.js';
+import { json } from '../http/reply.js';
+import type { RouteSpec } from '../http/router.js';
+import { guarded, type Guards } from './guard.js';
+import { pageQuery } from './pagination.js';
+import { checkDates, issueBody, redeemBody, voucherListQuery } from './voucher-schemas.js';
+
+export interface VoucherDeps {
+  client: ActorClient;
+  reads: VoucherReads;
+  households: Registry<Household>;
+  certificates: Registry<Certificate>;
+  suppliers: Registry<Supplier>;
+  products: Registry<Product>;
+  clock: () => Date;
+}
+
+/** A household sees only its own vouchers; to it, anyone else's does not exist. */
+function visibleTo(who: Principal, v: VoucherState | undefined): v is VoucherState {
+  return v !== undefined && (who.role !== 'household' || v.recipientDid === who.did);
+}
+
+export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
+  const today = (): string => d.clock().toISOString().slice(0, 10);
+  return [
+    {
+      method: 'POST',
+      path: '/v1/vouchers/issue',
+      handler: guarded(g, ['implementer', 'admin'], async (ctx) => {
+        const body = await jsonBody(ctx, issueBody);
+        checkDates(body.attributes);
+        // The three issuance rules, in the spec's order.
+        const certificate = await d.certificates.get(body.emissionCertificateId);
+        if (!certificate) throw new AppError('CERTIFICATE_NOT_FOUND', `no certificate ${body.emissionCertificateId}`);
+        if (certificate.status !== 'verified') {
+          throw new AppError('CERTIFICATE_NOT_VERIFIED', `certificate ${certificate.id} is ${certificate.status}`);
+        }
+        if (!(await d.households.get(body.recipientDid))) {
+          throw new AppError('HOUSEHOLD_NOT_REGISTERED', `${body.recipientDid} is not a registered household`);
+        }
+        if (toMicro(body.value) !== toMicro(certificate.verifiedReduction)) {
+          throw new AppError('VALUE_MISMATCH', 'value must equal the verified reduction of the certificate', {
+            value: body.value,
+            verifiedReduction: certificate.verifiedReduction,
+          });
+        }
+        const voucher = await d.client.ask<VoucherState>('voucher', voucherIdFor(certificate.id), {
+          kind: 'issue',
+          recipientDid: body.recipientDid,
+          emissionCertificateId: certificate.id,
+          value: toMicro(body.value),
+          attributes: body.attributes,
+        });
+        return json(201, voucherView(voucher, d.clock()));
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/vouchers/redeem',
+      handler: guarded(g, ['supplier'], async (ctx, who) => {
+        const body = await jsonBody(ctx, redeemBody);
+        if (body.supplierDid !== who.did) {
+          throw new AppError('SUPPLIER_DID_MISMATCH', 'supplierDid must be the DID of your API key');
+        }
+        // Rules about the caller and the product first, so an unauthorized supplier learns nothing about vouchers.
+        const supplier = await d.suppliers.get(body.supplierDid);
+        if (!supplier?.authorized)
+          throw new AppError('SUPPLIER_NOT_AUTHORIZED', 'this supplier is not authorized to redeem');
+        const product = await d.products.get(body.productId);
+        if (!product?.approved) {
+          throw new AppError('PRODUCT_NOT_APPROVED', `product ${body.productId} is not approved for the scheme`);
+        }
+        const redemption = await d.client.ask<Redemption>('voucher', body.voucherId, {
+          kind: 'redeem',
+          supplierDid: body.supplierDid,
+          productId: body.productId,
+          amount: toMicro(body.amount),
+        });
+        return json(201, redemptionView(redemption));
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/vouchers',
+      handler: guarded(g, ['admin', 'implementer', 'regulator', 'household'], async (ctx, who) => {
+        const q = parseWith(voucherListQuery, queryObject(ctx.query), 'query');
+        if (who.role === 'household' && q.recipientDid && q.recipientDid !== who.did) {
+          throw new AppError('FORBIDDEN', 'a household key lists only its own vouchers');
+        }
+        const recipientDid = who.role === 'household' ? who.did : q.recipientDid;
+        const { items, total } = await d.reads.list(
+          { recipientDid, emissionCertificateId: q.emissionCertificateId, status: q.status },
+          today(),
+          q.limit,
+          q.offset,
+        );
+        const now = d.clock();
+        return json(200, { items: items.map((v) => voucherView(v, now)), total, limit: q.limit, offset: q.offset });
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/vouchers/:id',
+      handler: guarded(g, ['admin', 'implementer', 'regulator', 'household', 'supplier'], async (ctx, who) => {
+        const v = await d.reads.get(ctx.params.id ?? '');
+        if (!visibleTo(who, v)) throw new AppError('VOUCHER_NOT_FOUND', `no voucher ${ctx.params.id}`);
+        return json(200, voucherView(v, d.clock()));
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/vouchers/:id/redemptions',
+      handler: guarded(g, ['admin', 'implementer', 'regulator', 'household', 'supplier'], async (ctx, who) => {
+        const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');
+        const v = await d.reads.get(ctx.params.id ?? '');
+        if (!visibleTo(who, v)) throw new AppError('VOUCHER_NOT_FOUND', `no voucher ${ctx.params.id}`);
+        // A supplier sees its own redemptions of the voucher, not its competitors'.
+        const all = who.role === 'supplier' ? v.redemptions.filter((r) => r.supplierDid === who.did) : v.redemptions;
+        const items = all.slice(offset, offset + limit).map(redemptionView);
+        return json(200, { items, total: all.length, limit, offset });
+      }),
+    },
+  ];
+}
