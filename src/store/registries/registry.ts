@@ -43,7 +43,7 @@ export class Registry<T extends object> {
 
   private fromRow(row: Row): T {
     const out: Record<string, unknown> = {};
-    for (const [field, column] of Object.entries(this.spec.columns) as Array<[string, string]>) {
+    for (const [field, column] of Object.entries<string>(this.spec.columns)) {
       const v = row[column];
       if (v === null || v === undefined) continue;
       out[field] = this.spec.numeric?.includes(field as keyof T & string) ? Number(v) : v;
