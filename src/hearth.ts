@@ -80,7 +80,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       runtime = new Runtime({
         workerId: processId('worker'),
         redis,
-        connect: (name) => createRedis(config.REDIS_URL, name),
+        connect: (name, blocking) => createRedis(config.REDIS_URL, name, { blocking }),
         store: createPgSnapshotStore(sql),
         keys,
         log: log.child({ role: 'worker' }),
@@ -105,7 +105,10 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     let client: ActorClient | undefined;
     if (config.ROLE !== 'worker') {
       const gatewayId = processId('gateway');
-      const reader = await connectRedis(createRedis(config.REDIS_URL, `${gatewayId}:replies`), config.REDIS_URL);
+      const reader = await connectRedis(
+        createRedis(config.REDIS_URL, `${gatewayId}:replies`, { blocking: true }),
+        config.REDIS_URL,
+      );
       client = new ActorClient(
         redis,
         reader,

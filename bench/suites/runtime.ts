@@ -43,7 +43,7 @@ export async function startClient(
   partitions = 16,
 ): Promise<{ client: ActorClient; close(): Promise<void> }> {
   const redis = await connectRedis(createRedis(env.redisUrl, 'bench-client'), env.redisUrl);
-  const reader = await connectRedis(createRedis(env.redisUrl, 'bench-replies'), env.redisUrl);
+  const reader = await connectRedis(createRedis(env.redisUrl, 'bench-replies', { blocking: true }), env.redisUrl);
   const client = new ActorClient(
     redis,
     reader,

@@ -30,6 +30,26 @@ export class GroupCommitter {
     });
   }
 
+  private async commitGroup(group: Waiting[]): Promise<void> {
+    try {
+      const held = await this.store.commitMany(group.map((g) => g.batch));
+      for (const g of group) {
+        if (held.has(fenceKey(g.batch.type, g.batch.partition))) g.resolve();
+        else
+          g.reject(
+            new FencedError(
+              `partition ${g.batch.type}/${g.batch.partition} is no longer fenced at epoch ${g.batch.epoch}`,
+            ),
+          );
+      }
+    } catch (err) {
+      if (group.length === 1) return group[0]!.reject(err);
+      // One bad batch (a guard, a value Postgres refuses) must not fail its neighbours: commit
+      // them one by one, so each gets its own outcome.
+      for (const g of group) await this.commitGroup([g]);
+    }
+  }
+
   private async drain(): Promise<void> {
     this.running++;
     try {

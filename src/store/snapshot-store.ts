@@ -75,8 +75,10 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
     },
 
     async commitMany(batches) {
-      const live = batches.filter((b) => b.dirty.size > 0 || b.outbox.length > 0);
-      const held = new Set<string>(batches.filter((b) => !live.includes(b)).map((b) => fenceKey(b.type, b.partition)));
+      // Batches with nothing to write are fence-checked too: their acknowledgements and
+      // rejections were computed from state only the current owner may trust.
+      const live = batches;
+      const held = new Set<string>();
       if (live.length === 0) return held;
       const snaps = live.flatMap((b) => [...b.dirty].map(([key, slot]) => ({ b, key, slot })));
       const rows = live.flatMap((b) => b.outbox.map((o) => ({ b, o })));
@@ -90,6 +92,7 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
         ), fence AS (
           SELECT f.type, f.partition, f.epoch FROM partition_fences f
           JOIN batch b ON b.type = f.type AND b.partition = f.partition AND b.epoch = f.epoch
+          FOR SHARE OF f
         ), input AS (
           SELECT t.* FROM unnest(${sql.array(snaps.map((x) => x.b.type))}::text[], ${sql.array(snaps.map((x) => x.b.partition))}::int[],
                                  ${sql.array(snaps.map((x) => x.key))}::text[], ${sql.array(snaps.map((x) => x.slot.version))}::bigint[],

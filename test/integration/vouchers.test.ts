@@ -219,6 +219,12 @@ describe('vouchers (spec 000)', () => {
       ['negative value', issue('cert-2', { value: -5 }), 400, 'VALIDATION_FAILED'],
       ['unknown field', issue('cert-2', { bonus: 1 }), 400, 'VALIDATION_FAILED'],
       ['value as a string', issue('cert-2', { value: '500' }), 400, 'VALIDATION_FAILED'],
+      [
+        'a NUL character (Postgres cannot store it)',
+        issue('cert-2', { attributes: { batchId: 'b\u0000', issuanceDate: '2026-06-01', expiryDate: '2026-12-31' } }),
+        400,
+        'VALIDATION_FAILED',
+      ],
     ])('refuses %s', async (_name, body, status, code) => {
       const r = await a.call('POST', '/v1/vouchers/issue', { key: implementerKey, body });
       expect(r.status).toBe(status);

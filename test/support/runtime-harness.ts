@@ -33,7 +33,7 @@ export async function startRuntime(
   const runtime = new Runtime({
     workerId: opts.workerId ?? processId('worker'),
     redis,
-    connect: (name) => createRedis(env.redisUrl, name),
+    connect: (name, blocking) => createRedis(env.redisUrl, name, { blocking }),
     store: createPgSnapshotStore(env.sql),
     keys: env.keys,
     log: env.log,
@@ -57,7 +57,7 @@ export async function startClient(
   opts: { timeoutMs?: number; partitions?: number } = {},
 ): Promise<ActorClient> {
   const redis = await connectRedis(createRedis(env.redisUrl, 'test-client'), env.redisUrl);
-  const reader = await connectRedis(createRedis(env.redisUrl, 'test-client-replies'), env.redisUrl);
+  const reader = await connectRedis(createRedis(env.redisUrl, 'test-client-replies', { blocking: true }), env.redisUrl);
   const client = new ActorClient(
     redis,
     reader,

@@ -95,6 +95,8 @@ export class ActorClient {
       }, timeoutMs);
       this.waiters.set(corr, { resolve: resolve as (v: unknown) => void, reject, timer, type });
     });
+    // The deadline may pass while the XADD is still in flight, before anyone awaits `reply`.
+    reply.catch(() => undefined);
     try {
       await this.post(type, key, msg, this.stream, corr, Date.now() + timeoutMs);
     } catch (err) {

@@ -25,6 +25,8 @@ export interface Keys {
   mailbox(type: string, partition: number): string;
   /** Lease of one partition: holds the owner's worker id, expires unless renewed. */
   lease(type: string, partition: number): string;
+  /** Hash of takeover counts per pending entry of a partition (poison detection). */
+  attempts(type: string, partition: number): string;
   /** Dead-letter stream of a type: poison messages after MAX_DELIVERIES attempts. */
   deadLetter(type: string): string;
   /** Reply stream of one gateway process. */
@@ -46,6 +48,7 @@ export function createKeys(prefix: string): Keys {
     mailbox: (type, partition) => `${prefix}:${checkType(type)}:p${partition}`,
     lease: (type, partition) => `${prefix}:lease:${checkType(type)}:p${partition}`,
     deadLetter: (type) => `${prefix}:dead:${checkType(type)}`,
+    attempts: (type, partition) => `${prefix}:attempts:${checkType(type)}:p${partition}`,
     replies: (gatewayId) => `${prefix}:reply:${checkId(gatewayId)}`,
     chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
     workers: `${prefix}:workers`,

@@ -57,9 +57,9 @@ export class MailboxOps {
    * Moves every pending entry of the group (a previous owner's included) to this consumer.
    * JUSTID leaves the delivery counter alone: only the read that follows counts as a delivery.
    */
-  async claimAll(): Promise<number> {
+  async claimAll(): Promise<string[]> {
     let cursor = '0-0';
-    let claimed = 0;
+    const claimed: string[] = [];
     do {
       const res = (await this.redis.xautoclaim(
         this.stream,
@@ -70,9 +70,9 @@ export class MailboxOps {
         'COUNT',
         1000,
         'JUSTID',
-      )) as [string, unknown[]];
+      )) as [string, string[]];
       cursor = res[0];
-      claimed += res[1].length;
+      claimed.push(...res[1]);
     } while (cursor !== '0-0');
     return claimed;
   }
@@ -88,12 +88,19 @@ export class MailboxOps {
     }
   }
 
-  /** Delivery counts of this consumer's pending entries in [first, last]. */
-  async deliveries(first: string, last: string): Promise<Map<string, number>> {
-    const rows = (await this.redis.xpending(this.stream, this.group, first, last, 10_000, this.consumer)) as Array<
-      [string, string, number, number]
-    >;
-    return new Map(rows.map(([id, , , count]) => [id, count]));
+  /**
+   * Counts one more takeover for each claimed entry (a hash per partition) and returns the
+   * counts. An entry that keeps being claimed keeps killing its owners: it is poison. (Redis's
+   * own delivery counter also grows with every retry after an outage, so it cannot tell.)
+   */
+  async countClaims(attemptsKey: string, ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const counts = await Promise.all(ids.map((id) => this.redis.hincrby(attemptsKey, id, 1)));
+    return new Map(ids.map((id, i) => [id, counts[i] ?? 0]));
+  }
+
+  async forgetClaims(attemptsKey: string, ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.redis.hdel(attemptsKey, ...ids);
   }
 
   /**
@@ -109,10 +116,15 @@ export class MailboxOps {
     worker: string,
   ): Promise<void> {
     const sent: Array<Promise<unknown>> = [];
-    for (const d of dead) {
-      sent.push(this.redis.xadd(deadStream, 'MAXLEN', '~', 10_000, '*', ...deadLetterFields(d, this.stream, worker)));
+    if (dead.length > 0) {
+      // A dead letter and the acknowledgement of its entry go together or not at all.
+      const tx = this.redis.multi();
+      for (const d of dead) tx.xadd(deadStream, '*', ...deadLetterFields(d, this.stream, worker));
+      tx.xack(this.stream, this.group, ...ids);
+      sent.push(tx.exec().then(failOnError));
+    } else if (ids.length > 0) {
+      sent.push(this.redis.xack(this.stream, this.group, ...ids));
     }
-    if (ids.length > 0) sent.push(this.redis.xack(this.stream, this.group, ...ids));
     for (const r of replies) sent.push(sendReply(this.redis, r));
     await Promise.all(sent);
   }
@@ -122,15 +134,31 @@ export class MailboxOps {
    * last one delivered to the group, so nothing unread or unacknowledged is ever dropped.
    */
   async trim(): Promise<void> {
-    const [summary, groups] = await Promise.all([
-      this.redis.xpending(this.stream, this.group) as Promise<[number, string | null, string | null, unknown]>,
-      this.redis.xinfo('GROUPS', this.stream) as Promise<unknown[][]>,
-    ]);
-    const group = groups.map(fieldMap).find((g) => g.get('name') === this.group);
-    const delivered = group?.get('last-delivered-id');
-    const minId = summary[1] ?? (typeof delivered === 'string' ? nextId(delivered) : undefined);
-    if (minId) await this.redis.xtrim(this.stream, 'MINID', '~', minId);
+    await this.redis.eval(trimScript, 1, this.stream, this.group);
   }
+}
+
+// One script, so no read can slip between looking at the group and trimming the stream.
+const trimScript = `
+local pending = redis.call('XPENDING', KEYS[1], ARGV[1])
+local minid = pending[2]
+if not minid then
+  local groups = redis.call('XINFO', 'GROUPS', KEYS[1])
+  for _, g in ipairs(groups) do
+    local info = {}
+    for i = 1, #g, 2 do info[g[i]] = g[i + 1] end
+    if info['name'] == ARGV[1] then
+      local ms, seq = string.match(info['last-delivered-id'], '^(%d+)-(%d+)$')
+      minid = ms .. '-' .. tostring(tonumber(seq) + 1)
+    end
+  end
+end
+if minid then return redis.call('XTRIM', KEYS[1], 'MINID', '~', minid) end
+return 0`;
+
+function failOnError(results: Array<[Error | null, unknown]> | null): void {
+  const failed = results?.find(([err]) => err);
+  if (failed?.[0]) throw failed[0];
 }
 
 /** Replies go with NOMKSTREAM: a gateway that has gone away leaves no stream behind. */
@@ -166,12 +194,6 @@ function fieldMap(flat: unknown[]): Map<string, unknown> {
   const m = new Map<string, unknown>();
   for (let i = 0; i + 1 < flat.length; i += 2) m.set(String(flat[i]), flat[i + 1]);
   return m;
-}
-
-/** The id right after `id`, so MINID keeps `id` itself out of the kept range only when delivered. */
-function nextId(id: string): string {
-  const [ms = '0', seq = '0'] = id.split('-');
-  return `${ms}-${BigInt(seq) + 1n}`;
 }
 
 export { decodeEntry };

@@ -3,7 +3,8 @@ import type { Metrics } from '../../metrics.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { applyBatch, emptySlot, type BatchOutcome, type OutgoingReply, type PoisonMessage } from './apply-batch.js';
 import { decodeEntry, type MailboxEntry } from './entry-codec.js';
-import type { MailboxOps, RawEntry } from './mailbox-ops.js';
+import type { RawEntry } from './mailbox-ops.js';
+import { compareStreamIds } from './stream-id.js';
 import type { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
 
@@ -29,16 +30,15 @@ function failedReply(p: PoisonMessage): OutgoingReply {
 }
 
 /**
- * Decodes a partition's raw entries, sets aside poison (redelivered past MAX_DELIVERIES), loads
- * the states not in memory, and applies the batch. The new states go into the cache pinned
- * until their commit.
+ * Decodes a partition's raw entries, loads the states not in memory, sets aside poison (entries
+ * claimed from dead owners more than MAX_DELIVERIES times, unless already applied), and applies
+ * the batch. The new states go into the cache pinned until their commit.
  */
 export async function applyToPartition(
   d: BatchDeps,
-  ops: MailboxOps,
   cache: SlotCache,
   raw: readonly RawEntry[],
-  redelivery: boolean,
+  poisonIds: ReadonlySet<string>,
   now: Date,
 ): Promise<Applied> {
   const entries: MailboxEntry[] = [];
@@ -48,14 +48,22 @@ export async function applyToPartition(
     if (e) entries.push(e);
     else deletedIds.push(id);
   }
-  const poisoned = redelivery ? await overDelivered(ops, entries, d.options.maxDeliveries) : [];
-  const live = poisoned.length ? entries.filter((e) => !poisoned.some((p) => p.entry === e)) : entries;
 
-  const missing = [...new Set(live.map((e) => e.key))].filter((k) => !cache.has(k));
+  // Evict before choosing what to load: nothing may drop a state between the load and the apply.
+  cache.evict();
+  const missing = [...new Set(entries.map((e) => e.key))].filter((k) => !cache.has(k));
   if (missing.length > 0) {
     const loaded = await d.store.load(d.def.type, missing);
     for (const k of missing) cache.set(k, loaded.get(k) ?? emptySlot());
   }
+
+  const poisoned: PoisonMessage[] = [];
+  const live = entries.filter((e) => {
+    const applied = compareStreamIds(e.id, cache.view.get(e.key)?.lastMsgId ?? '0-0') <= 0;
+    if (!poisonIds.has(e.id) || applied) return true;
+    poisoned.push({ entry: e, error: `claimed from failed owners more than ${d.options.maxDeliveries} times` });
+    return false;
+  });
 
   const outcome = applyBatch(d.def, live, cache.view, now);
   cache.adoptPinned(outcome.dirty);
@@ -67,15 +75,6 @@ export async function applyToPartition(
   }
   if (outcome.duplicates > 0) d.metrics.redeliveriesSkipped.inc({ type: d.def.type }, outcome.duplicates);
   return { ids: [...deletedIds, ...entries.map((e) => e.id)], outcome, dead };
-}
-
-/** Redelivered entries past MAX_DELIVERIES: they keep killing their worker, so they are set aside. */
-async function overDelivered(ops: MailboxOps, entries: MailboxEntry[], max: number): Promise<PoisonMessage[]> {
-  if (entries.length === 0) return [];
-  const counts = await ops.deliveries(entries[0]!.id, entries[entries.length - 1]!.id);
-  return entries
-    .filter((e) => (counts.get(e.id) ?? 0) > max)
-    .map((entry) => ({ entry, error: `delivered ${counts.get(entry.id)} times without being acknowledged` }));
 }
 
 /** Folds several batches of one partition into one commit: newest state per key, all rows, all ids. */

@@ -8,11 +8,16 @@ export type { Redis };
  * during an outage gets a 503 at once instead of hanging; it reconnects in the background
  * with capped back-off.
  */
-export function createRedis(url: string, name: string): Redis {
+export function createRedis(url: string, name: string, opts: { blocking?: boolean } = {}): Redis {
   return new Redis(url, {
     connectionName: name,
     enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
+    maxRetriesPerRequest: 0,
+    // A command whose reply was lost is never sent again: a resent XADD would post a message
+    // twice, a resent XREADGROUP would hide the first batch in the pending list.
+    autoResendUnfulfilledCommands: false,
+    // A blackholed connection fails commands after 2 s instead of hanging (not for blocking reads).
+    ...(opts.blocking ? {} : { commandTimeout: 2_000 }),
     lazyConnect: true,
     // Commands issued in the same tick (many partitions settling at once) go out in one write.
     enableAutoPipelining: true,

@@ -21,7 +21,7 @@ export interface RuntimeDeps {
   workerId: string;
   redis: Redis;
   /** Makes a fresh connection for a type's blocking reads. */
-  connect: (name: string) => Redis;
+  connect: (name: string, blocking?: boolean) => Redis;
   store: SnapshotStore;
   keys: Keys;
   log: Logger;
@@ -43,6 +43,7 @@ export class Runtime {
   private readonly workers = new Map<string, TypeWorker>();
   /** `type/partition` → epoch, for the partitions this worker holds. */
   private readonly owned = new Map<string, number>();
+  private readonly handingBack = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
   private closed: Promise<void> | undefined;
@@ -57,10 +58,11 @@ export class Runtime {
           def,
           workerId: d.workerId,
           redis: d.redis,
-          blocking: d.connect(`${d.workerId}:${def.type}`),
+          blocking: d.connect(`${d.workerId}:${def.type}`, true),
           store: d.store,
           commit: (batch) => committer.commit(batch),
           mailbox: (p) => d.keys.mailbox(def.type, p),
+          attempts: (p) => d.keys.attempts(def.type, p),
           group: d.keys.group,
           deadStream: d.keys.deadLetter(def.type),
           log: d.log.child({ actor: def.type }),
@@ -125,7 +127,7 @@ export class Runtime {
         const mine = ownerOf(def.type, p, members) === this.d.workerId;
         const held = this.owned.has(slotId(def.type, p));
         if (held && mine) work.push(this.renew(def.type, p));
-        else if (held) work.push(this.handBack(def.type, p, 'rebalanced to another worker'));
+        else if (held) this.handBackInBackground(def.type, p);
         else if (mine) work.push(this.take(def.type, p));
       }
     }
@@ -135,24 +137,50 @@ export class Runtime {
     }
   }
 
+  /**
+   * Until when a lease set or renewed by a command sent at `sentAt` surely holds: its TTL runs
+   * from when Redis applied it (after `sentAt`), less a margin for the two clocks' rates.
+   */
+  private validFrom(sentAt: number): number {
+    return sentAt + this.d.options.leaseTtlMs * 0.9;
+  }
+
   private async renew(type: string, p: number): Promise<void> {
-    if (await this.leases.renew(type, p)) return;
+    const sentAt = performance.now();
+    if (await this.leases.renew(type, p)) {
+      this.workers.get(type)?.extend(p, this.validFrom(sentAt));
+      return;
+    }
     this.owned.delete(slotId(type, p));
     await this.workers.get(type)?.remove(p);
     this.d.log.warn({ actor: type, partition: p }, 'lease lost; partition dropped');
   }
 
   private async take(type: string, p: number): Promise<void> {
+    const sentAt = performance.now();
     if (this.abort.signal.aborted || !(await this.leases.acquire(type, p))) return;
     try {
       const epoch = await this.d.store.takeFence(type, p, this.d.workerId);
       this.owned.set(slotId(type, p), epoch);
-      this.workers.get(type)?.add(p, epoch);
+      this.workers.get(type)?.add(p, epoch, this.validFrom(sentAt));
       this.d.log.info({ actor: type, partition: p, epoch }, 'partition taken');
     } catch (err) {
       await this.leases.release(type, p).catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * A hand-over may wait on a flush (write-behind) while Postgres is down; the tick must not wait
+   * with it, or the renewals of every other partition would stop too.
+   */
+  private handBackInBackground(type: string, p: number): void {
+    const id = slotId(type, p);
+    if (this.handingBack.has(id)) return;
+    const done = this.handBack(type, p, 'rebalanced to another worker')
+      .catch((err: unknown) => this.d.log.warn({ actor: type, partition: p, err: String(err) }, 'hand-over failed'))
+      .finally(() => this.handingBack.delete(id));
+    this.handingBack.set(id, done);
   }
 
   /** Stops the partition gracefully and frees its lease for the worker it now belongs to. */
@@ -168,6 +196,7 @@ export class Runtime {
     this.closed ??= (async () => {
       this.abort.abort();
       await this.loop;
+      await Promise.all(this.handingBack.values());
       await Promise.allSettled([...this.workers.values()].map((w) => w.stop()));
       const results = await Promise.allSettled(
         [...this.owned.keys()].map((id) => {

@@ -32,20 +32,18 @@ export class SlotCache {
     }
   }
 
-  /** The batch that pinned these keys is committed: they may be dropped again. */
+  /** The batch that pinned these keys is committed: they may be dropped again (at the next {@link evict}). */
   unpin(keys: Iterable<string>): void {
     for (const k of keys) {
       const n = (this.pins.get(k) ?? 1) - 1;
       if (n <= 0) this.pins.delete(k);
       else this.pins.set(k, n);
     }
-    this.evict();
   }
 
   /** Every state in memory is committed. */
   unpinAll(): void {
     this.pins.clear();
-    this.evict();
   }
 
   clear(): void {
@@ -53,7 +51,12 @@ export class SlotCache {
     this.pins.clear();
   }
 
-  private evict(): void {
+  /**
+   * Drops the least recently used unpinned states past capacity. Called only where no batch is
+   * between choosing the keys to load and applying (never from a commit callback), so a state
+   * cannot vanish while a batch waits for its load.
+   */
+  evict(): void {
     let excess = this.slots.size - this.capacity;
     if (excess <= 0) return;
     for (const k of this.slots.keys()) {

@@ -31,6 +31,8 @@ export interface TypeWorkerDeps {
   /** Commits one partition's batch (through the worker's group committer); throws FencedError. */
   commit: (batch: BatchCommit) => Promise<void>;
   mailbox: (partition: number) => string;
+  /** Hash counting how often each entry of a partition was claimed from a failed owner. */
+  attempts: (partition: number) => string;
   group: string;
   deadStream: string;
   log: Logger;
@@ -50,6 +52,12 @@ interface Owned {
   cursor: string;
   prepared: boolean;
   lost: boolean;
+  /** performance.now() until which the lease surely holds; no read is issued past it. */
+  validUntil: number;
+  /** Entries claimed from failed owners (their takeover count is forgotten once acknowledged). */
+  claimed: Set<string>;
+  /** Claimed entries past MAX_DELIVERIES takeovers: dead-lettered unless already applied. */
+  poisonIds: Set<string>;
   /** Write-behind only: applied, replied, not yet committed. */
   unflushed: Applied[];
   unflushedSince: number;
@@ -93,11 +101,17 @@ export class TypeWorker {
     this.loop ??= this.run();
   }
 
-  /** Starts reading a partition this worker has just taken (lease held, fence at `epoch`). */
-  add(partition: number, epoch: number): void {
+  /**
+   * Starts reading a partition this worker has just taken (fence at `epoch`), whose lease holds
+   * until `validUntil` (performance.now() time) unless extended.
+   */
+  add(partition: number, epoch: number, validUntil: number): void {
     this.owned.set(partition, {
       partition,
       epoch,
+      validUntil,
+      claimed: new Set(),
+      poisonIds: new Set(),
       ops: new MailboxOps(this.d.redis, this.d.mailbox(partition), this.d.group, this.d.workerId),
       cache: new SlotCache(this.d.options.cacheSize),
       cursor: '0',
@@ -107,6 +121,12 @@ export class TypeWorker {
       unflushedSince: 0,
     });
     this.interrupt();
+  }
+
+  /** The lease was renewed: keep reading until `validUntil`. */
+  extend(partition: number, validUntil: number): void {
+    const o = this.owned.get(partition);
+    if (o) o.validUntil = Math.max(o.validUntil, validUntil);
   }
 
   /** Stops reading a partition once its batches in hand are committed (and flushed). */
@@ -194,15 +214,30 @@ export class TypeWorker {
       if (o.prepared) continue;
       await o.ops.ensureGroup();
       const claimed = await o.ops.claimAll();
+      const counts = await o.ops.countClaims(this.d.attempts(o.partition), claimed);
+      o.claimed = new Set(claimed);
+      o.poisonIds = new Set(claimed.filter((id) => (counts.get(id) ?? 0) > this.d.options.maxDeliveries));
       await o.ops.dropIdleConsumers();
-      if (claimed > 0)
-        this.d.log.info({ partition: o.partition, claimed }, 'claimed pending entries of earlier owners');
+      if (claimed.length > 0) {
+        this.d.log.info(
+          { partition: o.partition, claimed: claimed.length },
+          'claimed pending entries of earlier owners',
+        );
+      }
       o.prepared = true;
     }
   }
 
-  private async read(): Promise<Map<Owned, { raw: RawEntry[]; redelivery: boolean }>> {
-    const parts = [...this.owned.values()].filter((o) => !o.lost);
+  private async read(): Promise<Map<Owned, RawEntry[]>> {
+    // Never read a partition whose lease may have lapsed: a newer owner may have claimed its
+    // pending entries, and what this worker read now would sit in its own pending list, unseen.
+    const now = performance.now();
+    const parts = [...this.owned.values()].filter((o) => !o.lost && o.validUntil - now > 5);
+    if (parts.length === 0) {
+      await sleep(Math.min(this.d.options.blockMs, 100));
+      return new Map();
+    }
+    const leaseLeft = Math.min(...parts.map((o) => o.validUntil - now));
     const cursors = parts.map((o) => ({ stream: o.ops.stream, cursor: o.cursor }));
     this.blockedId ??= await this.d.blocking.client('ID');
     const byStream = await readMany(
@@ -211,14 +246,13 @@ export class TypeWorker {
       this.d.workerId,
       cursors,
       this.d.options.batch,
-      this.blockFor(),
+      Math.max(1, Math.floor(Math.min(this.blockFor(), leaseLeft))),
     );
-    const out = new Map<Owned, { raw: RawEntry[]; redelivery: boolean }>();
+    const out = new Map<Owned, RawEntry[]>();
     for (const o of parts) {
       const raw = byStream.get(o.ops.stream) ?? [];
-      const redelivery = o.cursor !== '>';
-      if (redelivery) o.cursor = raw.length === 0 ? '>' : raw[raw.length - 1]![0];
-      if (raw.length > 0) out.set(o, { raw, redelivery });
+      if (o.cursor !== '>') o.cursor = raw.length === 0 ? '>' : raw[raw.length - 1]![0];
+      if (raw.length > 0) out.set(o, raw);
     }
     return out;
   }
@@ -232,12 +266,11 @@ export class TypeWorker {
   }
 
   /** Applies every partition's entries, then commits (or, write-behind, replies and holds). */
-  private async round(read: Map<Owned, { raw: RawEntry[]; redelivery: boolean }>): Promise<void> {
+  private async round(read: Map<Owned, RawEntry[]>): Promise<void> {
     const now = this.d.clock();
     const applied: Array<[Owned, Applied]> = [];
-    for (const [o, { raw, redelivery }] of read) {
-      const a = await applyToPartition(this.d, o.ops, o.cache, raw, redelivery, now);
-      applied.push([o, a]);
+    for (const [o, raw] of read) {
+      applied.push([o, await applyToPartition(this.d, o.cache, raw, o.poisonIds, now)]);
     }
     if (this.d.def.persistence.mode === 'commit-before-reply') {
       this.commitInOrder(applied);
@@ -288,20 +321,33 @@ export class TypeWorker {
       batches.reduce((n, [, a]) => n + a.ids.length, 0),
     );
     const settles: Array<Promise<void>> = [];
+    let failure: Error | undefined;
     results.forEach((r, i) => {
       const [o, a] = batches[i]!;
       if (r.status === 'fulfilled') {
         o.cache.unpin(a.outcome.dirty.keys());
-        settles.push(
-          o.ops.settle(a.ids, reply ? a.outcome.replies : [], reply ? a.dead : [], this.d.deadStream, this.d.workerId),
-        );
+        settles.push(this.settle(o, a, reply));
       } else if (r.reason instanceof FencedError) {
         this.lose(o, r.reason.message);
       } else {
-        throw r.reason instanceof Error ? r.reason : new Error(String(r.reason));
+        failure ??= r.reason instanceof Error ? r.reason : new Error(String(r.reason));
       }
     });
-    await Promise.all(settles);
+    // Every committed partition acknowledges and replies, even when another one failed.
+    const settled = await Promise.allSettled(settles);
+    if (failure) throw failure;
+    const settleFailure = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+    if (settleFailure) {
+      throw settleFailure.reason instanceof Error ? settleFailure.reason : new Error(String(settleFailure.reason));
+    }
+  }
+
+  private async settle(o: Owned, a: Applied, reply: boolean): Promise<void> {
+    await o.ops.settle(a.ids, reply ? a.outcome.replies : [], reply ? a.dead : [], this.d.deadStream, this.d.workerId);
+    if (o.claimed.size === 0) return;
+    const done = a.ids.filter((id) => o.claimed.delete(id));
+    for (const id of done) o.poisonIds.delete(id);
+    await o.ops.forgetClaims(this.d.attempts(o.partition), done);
   }
 
   /** A newer owner holds the partition: drop it without acknowledging anything more. */

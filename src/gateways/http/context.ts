@@ -37,9 +37,14 @@ export async function jsonBody<S extends z.ZodType>(ctx: HttpContext, schema: S)
   if (raw.length > 0 && !/^application\/(.+\+)?json\b/i.test(type)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json');
   }
+  const text = raw.toString('utf8');
+  // PostgreSQL cannot store U+0000 in jsonb or text: refuse it here rather than fail later.
+  if (text.includes('\u0000') || /\\u0000/i.test(text)) {
+    throw new AppError('VALIDATION_FAILED', 'the body contains a NUL character (\\u0000), which is not accepted');
+  }
   let data: unknown;
   try {
-    data = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
+    data = raw.length === 0 ? undefined : JSON.parse(text);
   } catch {
     throw new AppError('INVALID_JSON', 'the body is not valid JSON');
   }

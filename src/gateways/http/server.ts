@@ -135,12 +135,18 @@ export class HttpServer {
     );
     if (aborted.aborted) return;
     const common = this.o.commonHeaders?.(ctx) ?? {};
-    res.cork(() => {
-      res.writeStatus(statusLine(reply.status));
-      res.writeHeader('X-Request-Id', ctx.reqId);
-      for (const [k, v] of Object.entries({ ...common, ...reply.headers })) res.writeHeader(k, v);
-      if (this.draining) res.writeHeader('Connection', 'close');
-      res.end(reply.body ?? '', this.draining);
-    });
+    try {
+      res.cork(() => {
+        res.writeStatus(statusLine(reply.status));
+        res.writeHeader('X-Request-Id', ctx.reqId);
+        for (const [k, v] of Object.entries({ ...common, ...reply.headers })) res.writeHeader(k, v);
+        if (this.draining) res.writeHeader('Connection', 'close');
+        res.end(reply.body ?? '', this.draining);
+      });
+    } catch (err) {
+      // A reply that cannot be written (a bad header value) must not take the process down.
+      ctx.log.error({ err: err instanceof Error ? err.message : String(err) }, 'reply could not be written');
+      if (!aborted.aborted) res.close();
+    }
   }
 }
