@@ -6,6 +6,12 @@ export function isExpired(v: Pick<VoucherState, 'attributes'>, now: Date): boole
   return v.attributes.expiryDate < now.toISOString().slice(0, 10);
 }
 
+/** The voucher without its history: what an issue answers and the ledger records. */
+function issued(v: VoucherState): Omit<VoucherState, 'redemptions' | 'issueRequestId'> {
+  const { redemptions: _r, issueRequestId: _i, ...rest } = v;
+  return rest;
+}
+
 function ledger(type: string, payload: Record<string, unknown>): { topic: string; payload: unknown } {
   return { topic: 'ledger', payload: { type, ...payload } };
 }
@@ -22,6 +28,8 @@ export function decideVoucher(
         : { state, rejection: reject('VOUCHER_NOT_FOUND', `no voucher ${ctx.key}`) };
 
     case 'issue': {
+      // A retry of the request that issued it (after a timeout) gets the same answer.
+      if (state?.issueRequestId === msg.requestId) return { state, reply: issued(state) };
       if (state) {
         return {
           state,
@@ -42,12 +50,15 @@ export function decideVoucher(
         attributes: msg.attributes,
         createdAt,
         redemptions: [],
+        issueRequestId: msg.requestId,
       };
-      const { redemptions: _none, ...issued } = voucher;
-      return { state: voucher, reply: voucher, effects: [ledger('voucher.issued', { ...issued, at: createdAt })] };
+      const reply = issued(voucher);
+      return { state: voucher, reply, effects: [ledger('voucher.issued', { ...reply, at: createdAt })] };
     }
 
     case 'redeem': {
+      const earlier = state?.redemptions.find((r) => r.requestId === msg.requestId);
+      if (earlier) return { state, reply: earlier };
       if (!state) return { state, rejection: reject('VOUCHER_NOT_FOUND', `no voucher ${ctx.key}`) };
       if (state.status !== 'active') {
         return { state, rejection: reject('VOUCHER_NOT_ACTIVE', `voucher ${state.id} is ${state.status}`) };
@@ -70,6 +81,7 @@ export function decideVoucher(
       const remainingBalance = state.remainingBalance - msg.amount;
       const redemption: Redemption = {
         id: ctx.id(0),
+        requestId: msg.requestId,
         voucherId: state.id,
         supplierDid: msg.supplierDid,
         productId: msg.productId,

@@ -12,6 +12,7 @@ export const voucherMessages = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('issue'),
+      requestId: z.string().min(1).max(128),
       recipientDid: z.string(),
       emissionCertificateId: z.string(),
       value: micro,
@@ -21,6 +22,7 @@ export const voucherMessages = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('redeem'),
+      requestId: z.string().min(1).max(128),
       supplierDid: z.string(),
       productId: z.string(),
       amount: micro,
@@ -33,6 +35,8 @@ export type VoucherMessage = z.infer<typeof voucherMessages>;
 
 export interface Redemption {
   id: string;
+  /** The request this redemption answered (not shown to clients). */
+  requestId: string;
   voucherId: string;
   supplierDid: string;
   productId: string;
@@ -55,5 +59,11 @@ export interface VoucherState {
   remainingBalance: number;
   attributes: { batchId: string; issuanceDate: string; expiryDate: string };
   createdAt: string;
+  /**
+   * Every redemption with the request id it answered: a client retrying after a timeout (same
+   * Idempotency-Key) gets the first answer instead of a second redemption.
+   */
   redemptions: Redemption[];
+  /** The request that issued the voucher, for the same reason. */
+  issueRequestId: string;
 }

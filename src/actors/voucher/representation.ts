@@ -4,7 +4,13 @@ import type { Redemption, VoucherState } from './messages.js';
 import { fromMicro } from './money.js';
 
 /** The voucher representation of spec 000, with `expired` computed from the clock. */
-export function voucherView(v: VoucherState, now: Date): Record<string, unknown> {
+export function voucherView(
+  v: Pick<
+    VoucherState,
+    'id' | 'status' | 'recipientDid' | 'emissionCertificateId' | 'value' | 'remainingBalance' | 'attributes'
+  >,
+  now: Date,
+): Record<string, unknown> {
   return {
     id: v.id,
     status: v.status === 'active' && isExpired(v, now) ? 'expired' : v.status,
@@ -17,7 +23,8 @@ export function voucherView(v: VoucherState, now: Date): Record<string, unknown>
 }
 
 export function redemptionView(r: Redemption): Record<string, unknown> {
-  return { ...r, amount: fromMicro(r.amount), remainingBalance: fromMicro(r.remainingBalance) };
+  const { requestId: _internal, ...shown } = r;
+  return { ...shown, amount: fromMicro(r.amount), remainingBalance: fromMicro(r.remainingBalance) };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Redemption, VoucherState } from '../../actors/voucher/messages.js';
 import { toMicro } from '../../actors/voucher/money.js';
@@ -7,7 +8,7 @@ import type { Certificate, Household, Product, Supplier } from '../../store/regi
 import type { Registry } from '../../store/registries/registry.js';
 import type { VoucherReads } from '../../store/voucher-reads.js';
 import type { Principal } from '../auth/principal.js';
-import { jsonBody, parseWith, queryObject } from '../http/context.js';
+import { jsonBody, parseWith, queryObject, type HttpContext } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from './guard.js';
@@ -24,6 +25,15 @@ export interface VoucherDeps {
   clock: () => Date;
 }
 
+/**
+ * The id an actor remembers a request by: the client's Idempotency-Key (per API key) when there
+ * is one, so that a retry after a timeout is answered, not applied again; else the request id.
+ */
+function requestIdOf(ctx: HttpContext, who: Principal): string {
+  const key = ctx.headers['idempotency-key'];
+  return key ? createHash('sha256').update(`${who.keyId}\u0000${key}`).digest('hex') : ctx.reqId;
+}
+
 /** A household sees only its own vouchers; to it, anyone else's does not exist. */
 function visibleTo(who: Principal, v: VoucherState | undefined): v is VoucherState {
   return v !== undefined && (who.role !== 'household' || v.recipientDid === who.did);
@@ -35,7 +45,7 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
     {
       method: 'POST',
       path: '/v1/vouchers/issue',
-      handler: guarded(g, ['implementer', 'admin'], async (ctx) => {
+      handler: guarded(g, ['implementer', 'admin'], async (ctx, who) => {
         const body = await jsonBody(ctx, issueBody);
         checkDates(body.attributes);
         // The three issuance rules, in the spec's order.
@@ -55,6 +65,7 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
         }
         const voucher = await d.client.ask<VoucherState>('voucher', voucherIdFor(certificate.id), {
           kind: 'issue',
+          requestId: requestIdOf(ctx, who),
           recipientDid: body.recipientDid,
           emissionCertificateId: certificate.id,
           value: toMicro(body.value),
@@ -81,6 +92,7 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
         }
         const redemption = await d.client.ask<Redemption>('voucher', body.voucherId, {
           kind: 'redeem',
+          requestId: requestIdOf(ctx, who),
           supplierDid: body.supplierDid,
           productId: body.productId,
           amount: toMicro(body.amount),
