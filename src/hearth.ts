@@ -128,7 +128,8 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     if (client) {
       const adminHash = config.HEARTH_ADMIN_KEY ? hashSecret(config.HEARTH_ADMIN_KEY) : undefined;
       const keyStore = new ApiKeyStore(sql, adminHash);
-      for (const r of productRoutes(sql, keyStore, client, opts.clock ?? (() => new Date()))) router.add(r);
+      const clock = opts.clock ?? (() => new Date());
+      for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock })) router.add(r);
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
     }
     const server = new HttpServer({

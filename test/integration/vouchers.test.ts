@@ -1,15 +1,9 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { didKeyFromEd25519 } from '../../src/gateways/auth/did-key.js';
+import { newSigner } from '../support/signer.js';
+import { newDidKey } from '../support/voucher-fixtures.js';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api, type Api } from '../support/api.js';
 import { countOf, isolated, type Isolated } from '../support/isolated.js';
-
-function newDidKey(): string {
-  const { publicKey } = generateKeyPairSync('ed25519');
-  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
-  return didKeyFromEd25519(raw);
-}
 
 describe('vouchers (spec 000)', () => {
   let env: Isolated;
@@ -17,7 +11,8 @@ describe('vouchers (spec 000)', () => {
   let a: Api;
   let now = new Date('2026-06-01T10:00:00Z');
   const household = newDidKey();
-  const supplierDid = newDidKey();
+  const supplier = newSigner();
+  const supplierDid = supplier.did;
   let implementerKey = '';
   let supplierKey = '';
   let householdKey = '';
@@ -54,9 +49,10 @@ describe('vouchers (spec 000)', () => {
     hearth = await startHearth(env.config({ HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: '4' }), env.log, {
       clock: () => now,
     });
-    a = api(hearth.port);
+    a = api(hearth.port, () => now);
     implementerKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'implementer', label: 'ops' } })).body.key;
     supplierKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'supplier', did: supplierDid } })).body.key;
+    a.signWith(supplierKey, supplier);
     householdKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'household', did: household } })).body.key;
     const as = { key: implementerKey };
     expect(
@@ -287,12 +283,14 @@ describe('vouchers (spec 000)', () => {
     });
 
     it('rule 2: refuses a supplier that is not authorized (403)', async () => {
-      const did = newDidKey();
+      const unvetted = newSigner();
+      const did = unvetted.did;
       await a.call('POST', '/v1/suppliers', {
         key: implementerKey,
         body: { did, name: 'Unvetted', authorized: false },
       });
       const key = (await a.call('POST', '/v1/api-keys', { body: { role: 'supplier', did } })).body.key;
+      a.signWith(key, unvetted);
       const r = await a.call('POST', '/v1/vouchers/redeem', { key, body: redeem(voucherId, 1, { supplierDid: did }) });
       expect(r.status).toBe(403);
       expect(r.body.error.code).toBe('SUPPLIER_NOT_AUTHORIZED');

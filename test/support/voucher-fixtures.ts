@@ -1,10 +1,8 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { didKeyFromEd25519 } from '../../src/gateways/auth/did-key.js';
 import type { Api } from './api.js';
+import { newSigner } from './signer.js';
 
 export function newDidKey(): string {
-  const { publicKey } = generateKeyPairSync('ed25519');
-  return didKeyFromEd25519(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
+  return newSigner().did;
 }
 
 export interface Scheme {
@@ -17,10 +15,12 @@ export interface Scheme {
 /** Registers a household, an authorized supplier, an approved product `stove-1`, and keys. */
 export async function setUpScheme(a: Api): Promise<Scheme> {
   const household = newDidKey();
-  const supplierDid = newDidKey();
+  const supplier = newSigner();
+  const supplierDid = supplier.did;
   const implementerKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'implementer' } })).body.key as string;
   const supplierKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'supplier', did: supplierDid } })).body
     .key as string;
+  a.signWith(supplierKey, supplier);
   const as = { key: implementerKey };
   await a.call('POST', '/v1/households', { ...as, body: { did: household } });
   await a.call('POST', '/v1/suppliers', { ...as, body: { did: supplierDid, name: 'Stoves', authorized: true } });

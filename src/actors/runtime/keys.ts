@@ -33,6 +33,8 @@ export interface Keys {
   replies(gatewayId: string): string;
   /** Event stream of one chat session (tokens, tool calls, socket events). */
   chatEvents(sessionId: string): string;
+  /** Marks a supplier message signature as used (replay protection), by its SHA-256. */
+  seenSignature(digest: string): string;
   /** Sorted set of live workers, scored by their last heartbeat (Redis time, ms). */
   readonly workers: string;
   /** Hash of deployment-wide facts every process must agree on (partition counts). */
@@ -51,6 +53,7 @@ export function createKeys(prefix: string): Keys {
     attempts: (type, partition) => `${prefix}:attempts:${checkType(type)}:p${partition}`,
     replies: (gatewayId) => `${prefix}:reply:${checkId(gatewayId)}`,
     chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
+    seenSignature: (digest) => `${prefix}:sig:${checkId(digest)}`,
     workers: `${prefix}:workers`,
     meta: `${prefix}:meta`,
     group: 'owners',

@@ -1,4 +1,7 @@
+import type { Redis } from 'ioredis';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { Keys } from '../../actors/runtime/keys.js';
+import { SupplierSignatures } from '../auth/supplier-signatures.js';
 import type { Sql } from '../../store/db.js';
 import { certificateTable, householdTable, productTable, supplierTable } from '../../store/registries/records.js';
 import { Registry } from '../../store/registries/registry.js';
@@ -12,10 +15,23 @@ import { registryRoutes } from './registries.js';
 import { voucherRoutes } from './vouchers.js';
 
 /** Every route of spec 000 (vouchers, claims, surveys) and the registries and keys behind it. */
-export function productRoutes(sql: Sql, keys: ApiKeyStore, client: ActorClient, clock: () => Date): RouteSpec[] {
-  const g = { keys, idempotency: new IdempotencyStore(sql) };
+export interface ProductDeps {
+  sql: Sql;
+  redis: Redis;
+  keys: Keys;
+  apiKeys: ApiKeyStore;
+  client: ActorClient;
+  clock: () => Date;
+}
+
+export function productRoutes({ sql, redis, keys: redisKeys, apiKeys: keys, client, clock }: ProductDeps): RouteSpec[] {
   const households = new Registry(sql, householdTable);
   const suppliers = new Registry(sql, supplierTable);
+  const g = {
+    keys,
+    idempotency: new IdempotencyStore(sql),
+    signatures: new SupplierSignatures(suppliers, redis, (d) => redisKeys.seenSignature(d), clock),
+  };
   const products = new Registry(sql, productTable);
   const certificates = new Registry(sql, certificateTable);
   const staff = ['admin', 'implementer'] as const;

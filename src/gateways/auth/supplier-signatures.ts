@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { AppError } from '../../errors/index.js';
+import type { Supplier } from '../../store/registries/records.js';
+import type { Registry } from '../../store/registries/registry.js';
+import type { HttpContext } from '../http/context.js';
+import { verifyMessageSignature } from './message-signature.js';
+import type { Principal } from './principal.js';
+
+/** How far a signature's `created` may be from the server clock, and how long it is remembered. */
+const MAX_SKEW_SECONDS = 5 * 60;
+
+/**
+ * Strong authentication of suppliers: besides its API key, every supplier request carries an
+ * HTTP Message Signature made with the Ed25519 key of the supplier's DID. A signature is
+ * accepted once: it is remembered in Redis for longer than it could stay fresh.
+ */
+export class SupplierSignatures {
+  constructor(
+    private readonly suppliers: Registry<Supplier>,
+    private readonly redis: Redis,
+    private readonly replayKey: (digest: string) => string,
+    private readonly clock: () => Date,
+  ) {}
+
+  async check(ctx: HttpContext, who: Principal): Promise<void> {
+    if (who.role !== 'supplier' || !who.did) return;
+    const supplier = await this.suppliers.get(who.did);
+    if (!supplier) throw new AppError('SIGNATURE_INVALID', 'no supplier is registered for the DID of this key');
+    const body = await ctx.body();
+    const parsed = verifyMessageSignature(
+      { method: ctx.method, path: ctx.path, headers: ctx.headers, body },
+      { did: who.did, publicKey: supplier.publicKey, now: this.clock(), maxSkewSeconds: MAX_SKEW_SECONDS },
+    );
+    const digest = createHash('sha256').update(parsed.signature).digest('hex');
+    const fresh = await this.redis.set(this.replayKey(digest), '1', 'EX', MAX_SKEW_SECONDS * 2 + 60, 'NX');
+    if (fresh !== 'OK')
+      throw new AppError('SIGNATURE_REPLAYED', 'this signature was already used; sign every request anew');
+  }
+}
