@@ -1,7 +1,8 @@
+import { claimActor } from './claim/claim.js';
 import { counterActor } from './diagnostics/counter.js';
 import { echoActor } from './diagnostics/echo.js';
 import type { ActorDefinition } from './runtime/types.js';
 import { voucherActor } from './voucher/logic.js';
 
 /** Every actor type a worker hosts. Product actors join this list as they are built. */
-export const actors: readonly ActorDefinition[] = [echoActor, counterActor, voucherActor];
+export const actors: readonly ActorDefinition[] = [echoActor, counterActor, voucherActor, claimActor];

@@ -37,6 +37,19 @@ export const errorCodes = {
   VALUE_MISMATCH: { status: 400, doc: "Issuance rule 3: the value is not the certificate's verified reduction." },
   CERTIFICATE_ALREADY_USED: { status: 409, doc: 'The certificate already backs a voucher.' },
   INVALID_DATES: { status: 400, doc: 'A date is not a real calendar date, or expiryDate is before issuanceDate.' },
+  REDEMPTION_NOT_FOUND: { status: 404, doc: 'No redemption with this id.' },
+  CLAIM_NOT_FOUND: { status: 404, doc: 'No claim with this id.' },
+  CLAIM_NOT_YOURS: { status: 403, doc: 'Only the supplier that made the redemption may claim it.' },
+  CLAIM_PROOF_INVALID: {
+    status: 400,
+    doc: "Claim rule 1: the proof is not a compact JWS (EdDSA) by the supplier's key over this redemption.",
+  },
+  CLAIM_NOT_IN_PLAN: {
+    status: 400,
+    doc: "Claim rule 2: the credential type or the product is not in the certificate's monitoring plan.",
+  },
+  CLAIM_WINDOW_CLOSED: { status: 400, doc: "Claim rule 3: the plan's claim window after the redemption has passed." },
+  CLAIM_ALREADY_SUBMITTED: { status: 409, doc: 'The redemption already has a claim.' },
   ASK_TIMEOUT: {
     status: 504,
     doc: 'The actor did not answer before the deadline; the operation may still apply later (retry with the same Idempotency-Key).',

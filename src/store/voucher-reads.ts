@@ -1,4 +1,4 @@
-import type { VoucherState } from '../actors/voucher/messages.js';
+import type { Redemption, VoucherState } from '../actors/voucher/messages.js';
 import type { Sql } from './db.js';
 
 export interface VoucherFilter {
@@ -18,6 +18,15 @@ export class VoucherReads {
     const [row] = await this.sql<{ state: VoucherState }[]>`
       SELECT state FROM actor_snapshots WHERE type = 'voucher' AND key = ${id}`;
     return row?.state ?? undefined;
+  }
+
+  /** The voucher holding a redemption, and the redemption. */
+  async findRedemption(redemptionId: string): Promise<{ voucher: VoucherState; redemption: Redemption } | undefined> {
+    const [row] = await this.sql<{ state: VoucherState }[]>`
+      SELECT state FROM actor_snapshots
+      WHERE type = 'voucher' AND state -> 'redemptions' @> ${this.sql.json([{ id: redemptionId }])}`;
+    const redemption = row?.state.redemptions.find((r) => r.id === redemptionId);
+    return row && redemption ? { voucher: row.state, redemption } : undefined;
   }
 
   async list(

@@ -33,3 +33,10 @@ export function signatureHeaders(
   const signature = sign(null, Buffer.from(base), s.privateKey).toString('base64');
   return { 'content-digest': digest, 'signature-input': `sig1=${params}`, signature: `sig1=:${signature}:` };
 }
+
+/** A compact JWS (EdDSA) of `payload`, as a supplier's delivery proof. */
+export function compactJws(s: Signer, payload: Record<string, unknown>): string {
+  const enc = (o: unknown): string => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const head = `${enc({ alg: 'EdDSA', kid: s.did })}.${enc(payload)}`;
+  return `${head}.${sign(null, Buffer.from(head), s.privateKey).toString('base64url')}`;
+}

@@ -1,5 +1,5 @@
 import type { Api } from './api.js';
-import { newSigner } from './signer.js';
+import { newSigner, type Signer } from './signer.js';
 
 export function newDidKey(): string {
   return newSigner().did;
@@ -7,6 +7,7 @@ export function newDidKey(): string {
 
 export interface Scheme {
   household: string;
+  supplier: Signer;
   supplierDid: string;
   implementerKey: string;
   supplierKey: string;
@@ -25,7 +26,7 @@ export async function setUpScheme(a: Api): Promise<Scheme> {
   await a.call('POST', '/v1/households', { ...as, body: { did: household } });
   await a.call('POST', '/v1/suppliers', { ...as, body: { did: supplierDid, name: 'Stoves', authorized: true } });
   await a.call('POST', '/v1/products', { ...as, body: { id: 'stove-1', name: 'Clean stove', approved: true } });
-  return { household, supplierDid, implementerKey, supplierKey };
+  return { household, supplier, supplierDid, implementerKey, supplierKey };
 }
 
 /** Creates a verified certificate of `value` and issues its voucher; returns the voucher id. */

@@ -13,6 +13,8 @@ import { IdempotencyStore } from './idempotency.js';
 import * as schemas from './registry-schemas.js';
 import { registryRoutes } from './registries.js';
 import { voucherRoutes } from './vouchers.js';
+import { claimRoutes } from './claims.js';
+import { ClaimReads } from '../../store/claim-reads.js';
 
 /** Every route of spec 000 (vouchers, claims, surveys) and the registries and keys behind it. */
 export interface ProductDeps {
@@ -34,6 +36,7 @@ export function productRoutes({ sql, redis, keys: redisKeys, apiKeys: keys, clie
   };
   const products = new Registry(sql, productTable);
   const certificates = new Registry(sql, certificateTable);
+  const vouchers = new VoucherReads(sql);
   const staff = ['admin', 'implementer'] as const;
   const readers = ['admin', 'implementer', 'regulator'] as const;
   return [
@@ -76,6 +79,7 @@ export function productRoutes({ sql, redis, keys: redisKeys, apiKeys: keys, clie
       readRoles: readers,
       writeRoles: staff,
     }),
-    ...voucherRoutes(g, { client, reads: new VoucherReads(sql), households, certificates, suppliers, products, clock }),
+    ...voucherRoutes(g, { client, reads: vouchers, households, certificates, suppliers, products, clock }),
+    ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
   ];
 }

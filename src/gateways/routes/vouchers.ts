@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Redemption, VoucherState } from '../../actors/voucher/messages.js';
 import { toMicro } from '../../actors/voucher/money.js';
@@ -8,11 +7,12 @@ import type { Certificate, Household, Product, Supplier } from '../../store/regi
 import type { Registry } from '../../store/registries/registry.js';
 import type { VoucherReads } from '../../store/voucher-reads.js';
 import type { Principal } from '../auth/principal.js';
-import { jsonBody, parseWith, queryObject, type HttpContext } from '../http/context.js';
+import { jsonBody, parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from './guard.js';
 import { pageQuery } from './pagination.js';
+import { requestIdOf } from './request-id.js';
 import { checkDates, issueBody, redeemBody, voucherListQuery } from './voucher-schemas.js';
 
 export interface VoucherDeps {
@@ -23,15 +23,6 @@ export interface VoucherDeps {
   suppliers: Registry<Supplier>;
   products: Registry<Product>;
   clock: () => Date;
-}
-
-/**
- * The id an actor remembers a request by: the client's Idempotency-Key (per API key) when there
- * is one, so that a retry after a timeout is answered, not applied again; else the request id.
- */
-function requestIdOf(ctx: HttpContext, who: Principal): string {
-  const key = ctx.headers['idempotency-key'];
-  return key ? createHash('sha256').update(`${who.keyId}\u0000${key}`).digest('hex') : ctx.reqId;
 }
 
 /** A household sees only its own vouchers; to it, anyone else's does not exist. */

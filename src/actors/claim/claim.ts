@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
+
+/**
+ * One claim actor per redemption: it serialises claims of a redemption, so the second one is
+ * refused. The gateway checks the proof and the monitoring plan and passes the facts.
+ */
+export const claimMessages = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('submit'),
+      requestId: z.string().min(1).max(128),
+      redemptionId: z.string(),
+      voucherId: z.string(),
+      supplierDid: z.string(),
+      productId: z.string(),
+      credentialType: z.string(),
+      proof: z.string(),
+    })
+    .strict(),
+]);
+
+export type ClaimMessage = z.infer<typeof claimMessages>;
+
+export interface ClaimState {
+  id: string;
+  redemptionId: string;
+  voucherId: string;
+  supplierDid: string;
+  productId: string;
+  credentialType: string;
+  status: 'submitted';
+  createdAt: string;
+  /** The compact JWS the supplier signed (kept as evidence). */
+  proof: string;
+  requestId: string;
+}
+
+export function decideClaim(
+  state: ClaimState | undefined,
+  msg: ClaimMessage,
+  ctx: { now: Date; id(n?: number): string },
+): Decision<ClaimState> {
+  if (state) {
+    if (state.requestId === msg.requestId) return { state, reply: state };
+    return {
+      state,
+      rejection: reject('CLAIM_ALREADY_SUBMITTED', `redemption ${msg.redemptionId} already has claim ${state.id}`),
+    };
+  }
+  const { kind: _k, ...fields } = msg;
+  const claim: ClaimState = { id: ctx.id(0), ...fields, status: 'submitted', createdAt: ctx.now.toISOString() };
+  const { proof: _p, requestId: _r, ...record } = claim;
+  return {
+    state: claim,
+    reply: claim,
+    effects: [{ topic: 'ledger', payload: { type: 'claim.submitted', ...record, at: claim.createdAt } }],
+  };
+}
+
+export const claimActor: ActorDefinition<ClaimState, ClaimMessage> = {
+  type: 'claim',
+  messages: claimMessages,
+  persistence: { mode: 'commit-before-reply' },
+  decide: decideClaim,
+};
+
+/** What a client sees of a claim (the request id stays inside). */
+export function claimView(c: ClaimState): Omit<ClaimState, 'requestId'> {
+  const { requestId: _r, ...shown } = c;
+  return shown;
+}

@@ -1,0 +1,28 @@
+import { createPublicKey, verify } from 'node:crypto';
+
+export interface VerifiedJws {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Verifies a compact JWS signed with EdDSA (Ed25519) by `publicKey` (raw, base64url). Returns
+ * undefined for anything malformed, of another algorithm, or not verifying.
+ */
+export function verifyCompactJws(jws: string, publicKey: string): VerifiedJws | undefined {
+  const parts = jws.split('.');
+  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p))) return undefined;
+  const [h = '', p = '', s = ''] = parts;
+  let header: Record<string, unknown>;
+  let payload: Record<string, unknown>;
+  try {
+    header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as Record<string, unknown>;
+    payload = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (header.alg !== 'EdDSA' || typeof payload !== 'object' || payload === null) return undefined;
+  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey }, format: 'jwk' });
+  const ok = verify(null, Buffer.from(`${h}.${p}`), key, Buffer.from(s, 'base64url'));
+  return ok ? { header, payload } : undefined;
+}
