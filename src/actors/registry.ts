@@ -2,7 +2,16 @@ import { claimActor } from './claim/claim.js';
 import { counterActor } from './diagnostics/counter.js';
 import { echoActor } from './diagnostics/echo.js';
 import type { ActorDefinition } from './runtime/types.js';
+import { responseActor } from './survey/response-actor.js';
+import { surveyActor } from './survey/survey-actor.js';
 import { voucherActor } from './voucher/logic.js';
 
 /** Every actor type a worker hosts. Product actors join this list as they are built. */
-export const actors: readonly ActorDefinition[] = [echoActor, counterActor, voucherActor, claimActor];
+export const actors: readonly ActorDefinition[] = [
+  echoActor,
+  counterActor,
+  voucherActor,
+  claimActor,
+  surveyActor,
+  responseActor,
+];

@@ -50,6 +50,17 @@ export const errorCodes = {
   },
   CLAIM_WINDOW_CLOSED: { status: 400, doc: "Claim rule 3: the plan's claim window after the redemption has passed." },
   CLAIM_ALREADY_SUBMITTED: { status: 409, doc: 'The redemption already has a claim.' },
+  SURVEY_NOT_FOUND: { status: 404, doc: 'No survey with this id.' },
+  RESPONSE_NOT_FOUND: { status: 404, doc: 'No survey response with this id.' },
+  SURVEY_CONFIG_INVALID: {
+    status: 400,
+    doc: 'The survey configuration cannot make a survey (no section chosen, say).',
+  },
+  SURVEY_RESPONSE_INVALID: {
+    status: 400,
+    doc: 'The answers fail the template; `details` lists the failing question ids.',
+  },
+  SURVEY_RESPONSE_CONFLICT: { status: 409, doc: 'The household already answered this survey differently.' },
   ASK_TIMEOUT: {
     status: 504,
     doc: 'The actor did not answer before the deadline; the operation may still apply later (retry with the same Idempotency-Key).',

@@ -12,10 +12,12 @@ const createKey = z
   .object({ role: z.enum(roles), did: did.optional(), label: z.string().trim().min(1).max(200).optional() })
   .strict()
   .superRefine((k, ctx) => {
+    // Suppliers and households act for a DID; a regulator may have one (it signs verifications).
     const acts = k.role === 'supplier' || k.role === 'household';
     if (acts && !k.did) ctx.addIssue({ code: 'custom', path: ['did'], message: `is required for a ${k.role} key` });
-    if (!acts && k.did)
-      ctx.addIssue({ code: 'custom', path: ['did'], message: `is only for supplier and household keys` });
+    if (!acts && k.role !== 'regulator' && k.did) {
+      ctx.addIssue({ code: 'custom', path: ['did'], message: 'is only for supplier, household and regulator keys' });
+    }
   });
 
 /** Admins issue keys (`POST /v1/api-keys`, the secret shown once), list them and revoke them. */

@@ -14,6 +14,8 @@ import * as schemas from './registry-schemas.js';
 import { registryRoutes } from './registries.js';
 import { voucherRoutes } from './vouchers.js';
 import { claimRoutes } from './claims.js';
+import { surveyRoutes } from './surveys.js';
+import { SurveyReads } from '../../store/survey-reads.js';
 import { ClaimReads } from '../../store/claim-reads.js';
 
 /** Every route of spec 000 (vouchers, claims, surveys) and the registries and keys behind it. */
@@ -80,6 +82,7 @@ export function productRoutes({ sql, redis, keys: redisKeys, apiKeys: keys, clie
       writeRoles: staff,
     }),
     ...voucherRoutes(g, { client, reads: vouchers, households, certificates, suppliers, products, clock }),
+    ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),
     ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
   ];
 }

@@ -1,0 +1,105 @@
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
+
+/**
+ * One actor per (survey, household): a household answers a survey once. The gateway validates
+ * the answers against the template; the actor keeps them, refuses a conflicting second answer,
+ * and records a regulator's verification.
+ */
+export const responseMessages = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('submit'),
+      surveyId: z.string(),
+      householdId: z.string(),
+      responses: z.record(z.string(), z.record(z.string(), z.unknown())),
+    })
+    .strict(),
+  z.object({ kind: z.literal('verify'), verifier: z.string() }).strict(),
+]);
+
+export type ResponseMessage = z.infer<typeof responseMessages>;
+
+export interface SurveyResponse {
+  responseId: string;
+  surveyId: string;
+  householdId: string;
+  timestamp: string;
+  responses: Record<string, Record<string, unknown>>;
+  verification?: { status: 'verified'; verifier: string; timestamp: string };
+}
+
+export function decideResponse(
+  state: SurveyResponse | undefined,
+  msg: ResponseMessage,
+  ctx: { key: string; now: Date },
+): Decision<SurveyResponse> {
+  if (msg.kind === 'verify') {
+    if (!state) return { state, rejection: reject('RESPONSE_NOT_FOUND', `no response ${ctx.key}`) };
+    if (state.verification) return { state, reply: state };
+    const next: SurveyResponse = {
+      ...state,
+      verification: { status: 'verified', verifier: msg.verifier, timestamp: ctx.now.toISOString() },
+    };
+    return {
+      state: next,
+      reply: next,
+      effects: [
+        {
+          topic: 'ledger',
+          payload: {
+            type: 'survey.response.verified',
+            responseId: state.responseId,
+            surveyId: state.surveyId,
+            verifier: msg.verifier,
+            at: next.verification?.timestamp,
+          },
+        },
+      ],
+    };
+  }
+  if (state) {
+    // The same answers again are a retry; different ones conflict with what is recorded.
+    return isDeepStrictEqual(state.responses, msg.responses)
+      ? { state, reply: state }
+      : {
+          state,
+          rejection: reject(
+            'SURVEY_RESPONSE_CONFLICT',
+            `household ${msg.householdId} already answered survey ${msg.surveyId} differently`,
+            { responseId: state.responseId },
+          ),
+        };
+  }
+  const next: SurveyResponse = {
+    responseId: ctx.key,
+    surveyId: msg.surveyId,
+    householdId: msg.householdId,
+    timestamp: ctx.now.toISOString(),
+    responses: msg.responses,
+  };
+  return {
+    state: next,
+    reply: next,
+    effects: [
+      {
+        topic: 'ledger',
+        payload: {
+          type: 'survey.response.submitted',
+          responseId: next.responseId,
+          surveyId: next.surveyId,
+          householdId: next.householdId,
+          at: next.timestamp,
+        },
+      },
+    ],
+  };
+}
+
+export const responseActor: ActorDefinition<SurveyResponse, ResponseMessage> = {
+  type: 'survey-response',
+  messages: responseMessages,
+  persistence: { mode: 'commit-before-reply' },
+  decide: decideResponse,
+};

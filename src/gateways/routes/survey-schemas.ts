@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { surveyTypes } from '../../actors/survey/template.js';
+import { did } from './registry-schemas.js';
+
+const fraction = z.number().gt(0).lt(1);
+
+export const surveyCreate = z
+  .object({
+    type: z.enum(surveyTypes),
+    projectId: did,
+    template: z
+      .object({
+        eligibilityCriteria: z.boolean(),
+        socioEconomicData: z.boolean(),
+        cookingPatterns: z.boolean(),
+        stovePerceptions: z.boolean(),
+      })
+      .strict(),
+    sampling: z
+      .object({
+        method: z.enum(['stratified', 'random', 'systematic', 'cluster']),
+        size: z.number().int().min(1).max(10_000_000),
+        confidence: fraction,
+        population: z.number().int().min(1).max(1_000_000_000).optional(),
+        marginOfError: fraction.optional(),
+        proportion: fraction.optional(),
+      })
+      .strict(),
+  })
+  .strict();
+
+export const responseCreate = z
+  .object({
+    householdId: did,
+    responses: z.record(z.string().min(1).max(64), z.record(z.string().min(1).max(64), z.unknown())),
+  })
+  .strict();

@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { SurveyResponse } from '../../actors/survey/response-actor.js';
+import { cochranSampleSize } from '../../actors/survey/sample-size.js';
+import type { SurveyState } from '../../actors/survey/survey-actor.js';
+import { buildTemplate, checkAnswers } from '../../actors/survey/template.js';
+import { AppError } from '../../errors/index.js';
+import type { Household } from '../../store/registries/records.js';
+import type { Registry } from '../../store/registries/registry.js';
+import type { SurveyReads } from '../../store/survey-reads.js';
+import type { Principal } from '../auth/principal.js';
+import { jsonBody, parseWith, queryObject } from '../http/context.js';
+import { json } from '../http/reply.js';
+import type { RouteSpec } from '../http/router.js';
+import { guarded, type Guards } from './guard.js';
+import { pageQuery } from './pagination.js';
+import { requestIdOf } from './request-id.js';
+import { responseCreate, surveyCreate } from './survey-schemas.js';
+
+export interface SurveyDeps {
+  client: ActorClient;
+  reads: SurveyReads;
+  households: Registry<Household>;
+}
+
+const shortHash = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 24);
+
+/** What clients see of a survey (the request id stays inside). */
+function surveyView(s: SurveyState): Omit<SurveyState, 'requestId'> {
+  const { requestId: _r, ...shown } = s;
+  return shown;
+}
+
+function visible(who: Principal, r: SurveyResponse | undefined): r is SurveyResponse {
+  return r !== undefined && (who.role !== 'household' || r.householdId === who.did);
+}
+
+export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
+  const readers = ['admin', 'implementer', 'regulator'] as const;
+  const survey = async (id: string): Promise<SurveyState> => {
+    const s = await d.reads.survey(id);
+    if (!s) throw new AppError('SURVEY_NOT_FOUND', `no survey ${id}`);
+    return s;
+  };
+  return [
+    {
+      method: 'POST',
+      path: '/v1/surveys',
+      handler: guarded(g, ['implementer', 'admin'], async (ctx, who) => {
+        const body = await jsonBody(ctx, surveyCreate);
+        const template = buildTemplate(body.type, body.template);
+        if (template.sections.length === 0) {
+          throw new AppError('SURVEY_CONFIG_INVALID', 'choose at least one template section (a flag set to true)');
+        }
+        const sizing = cochranSampleSize(body.sampling);
+        const requestId = requestIdOf(ctx, who);
+        // Derived from the request id: a retry with the same Idempotency-Key reaches the same survey.
+        const id = `srv_${shortHash(requestId)}`;
+        const created = await d.client.ask<SurveyState>('survey', id, {
+          kind: 'create',
+          requestId,
+          survey: {
+            type: body.type,
+            projectId: body.projectId,
+            templateId: template.templateId,
+            template,
+            sampling: body.sampling,
+            sampleSize: { ...sizing, requested: body.sampling.size, sufficient: body.sampling.size >= sizing.required },
+          },
+        });
+        return json(201, surveyView(created));
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/surveys',
+      handler: guarded(g, [...readers, 'household'], async (ctx) => {
+        const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');
+        const { items, total } = await d.reads.surveys(limit, offset);
+        return json(200, { items: items.map(surveyView), total, limit, offset });
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/surveys/:id',
+      handler: guarded(g, [...readers, 'household'], async (ctx) =>
+        json(200, surveyView(await survey(ctx.params.id ?? ''))),
+      ),
+    },
+    {
+      method: 'GET',
+      path: '/v1/surveys/:id/template',
+      handler: guarded(g, [...readers, 'household'], async (ctx) =>
+        json(200, (await survey(ctx.params.id ?? '')).template),
+      ),
+    },
+    {
+      method: 'POST',
+      path: '/v1/surveys/:id/responses',
+      handler: guarded(g, ['implementer', 'admin', 'household'], async (ctx, who) => {
+        const s = await survey(ctx.params.id ?? '');
+        const body = await jsonBody(ctx, responseCreate);
+        if (who.role === 'household' && body.householdId !== who.did) {
+          throw new AppError('FORBIDDEN', 'a household key answers for its own DID only');
+        }
+        if (!(await d.households.get(body.householdId))) {
+          throw new AppError('HOUSEHOLD_NOT_REGISTERED', `${body.householdId} is not a registered household`);
+        }
+        const issues = checkAnswers(s.template, body.responses);
+        if (issues.length) {
+          throw new AppError('SURVEY_RESPONSE_INVALID', `the answers fail the template ${s.templateId}`, issues);
+        }
+        const responseId = `rsp_${shortHash(`${s.id}\u0000${body.householdId}`)}`;
+        const r = await d.client.ask<SurveyResponse>('survey-response', responseId, {
+          kind: 'submit',
+          surveyId: s.id,
+          householdId: body.householdId,
+          responses: body.responses,
+        });
+        return json(201, r);
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/surveys/:id/responses',
+      handler: guarded(g, [...readers, 'household'], async (ctx, who) => {
+        const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');
+        const s = await survey(ctx.params.id ?? '');
+        const household = who.role === 'household' ? who.did : undefined;
+        const { items, total } = await d.reads.responses(s.id, household, limit, offset);
+        return json(200, { items, total, limit, offset });
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/surveys/:id/responses/:responseId',
+      handler: guarded(g, [...readers, 'household'], async (ctx, who) => {
+        const r = await d.reads.response(ctx.params.responseId ?? '');
+        if (!visible(who, r) || r.surveyId !== ctx.params.id) {
+          throw new AppError('RESPONSE_NOT_FOUND', `no response ${ctx.params.responseId}`);
+        }
+        return json(200, r);
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/surveys/:id/responses/:responseId/verification',
+      handler: guarded(g, ['regulator'], async (ctx, who) => {
+        if (!who.did) throw new AppError('FORBIDDEN', 'verifying needs a regulator key issued with the regulator DID');
+        const r = await d.reads.response(ctx.params.responseId ?? '');
+        if (!r || r.surveyId !== ctx.params.id)
+          throw new AppError('RESPONSE_NOT_FOUND', `no response ${ctx.params.responseId}`);
+        const verified = await d.client.ask<SurveyResponse>('survey-response', r.responseId, {
+          kind: 'verify',
+          verifier: who.did,
+        });
+        return json(200, verified);
+      }),
+    },
+  ];
+}

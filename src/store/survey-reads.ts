@@ -1,0 +1,43 @@
+import type { SurveyResponse } from '../actors/survey/response-actor.js';
+import type { SurveyState } from '../actors/survey/survey-actor.js';
+import type { Sql } from './db.js';
+
+/** Surveys and their responses straight from their snapshots (both commit before replying). */
+export class SurveyReads {
+  constructor(private readonly sql: Sql) {}
+
+  async survey(id: string): Promise<SurveyState | undefined> {
+    const [row] = await this.sql<
+      { state: SurveyState }[]
+    >`SELECT state FROM actor_snapshots WHERE type = 'survey' AND key = ${id}`;
+    return row?.state;
+  }
+
+  async surveys(limit: number, offset: number): Promise<{ items: SurveyState[]; total: number }> {
+    const rows = await this.sql<{ state: SurveyState; total: string }[]>`
+      SELECT state, count(*) OVER () AS total FROM actor_snapshots WHERE type = 'survey'
+      ORDER BY state ->> 'createdAt' DESC, key LIMIT ${limit} OFFSET ${offset}`;
+    return { items: rows.map((r) => r.state), total: rows[0] ? Number(rows[0].total) : 0 };
+  }
+
+  async response(id: string): Promise<SurveyResponse | undefined> {
+    const [row] = await this.sql<{ state: SurveyResponse }[]>`
+      SELECT state FROM actor_snapshots WHERE type = 'survey-response' AND key = ${id}`;
+    return row?.state;
+  }
+
+  async responses(
+    surveyId: string,
+    householdId: string | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: SurveyResponse[]; total: number }> {
+    const sql = this.sql;
+    const rows = await sql<{ state: SurveyResponse; total: string }[]>`
+      SELECT state, count(*) OVER () AS total FROM actor_snapshots
+      WHERE type = 'survey-response' AND state ->> 'surveyId' = ${surveyId}
+        ${householdId ? sql`AND state ->> 'householdId' = ${householdId}` : sql``}
+      ORDER BY state ->> 'timestamp' DESC, key LIMIT ${limit} OFFSET ${offset}`;
+    return { items: rows.map((r) => r.state), total: rows[0] ? Number(rows[0].total) : 0 };
+  }
+}
