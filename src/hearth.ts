@@ -9,6 +9,7 @@ import type { ActorDefinition } from './actors/runtime/types.js';
 import { actors as defaultActors } from './actors/registry.js';
 import type { Config } from './config.js';
 import { ApiKeyStore, hashSecret } from './gateways/auth/api-key-store.js';
+import { docsRoutes } from './gateways/docs/routes.js';
 import { HttpServer } from './gateways/http/server.js';
 import { productRoutes } from './gateways/routes/index.js';
 import { Router } from './gateways/http/router.js';
@@ -17,6 +18,7 @@ import { healthRoute } from './gateways/http/routes/health.js';
 import { metricsRoute } from './gateways/http/routes/metrics.js';
 import type { Logger } from './log.js';
 import { createMetrics } from './metrics.js';
+import { version } from './version.js';
 import { assertDatabaseReachable, createSql } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { createPgSnapshotStore } from './store/snapshot-store.js';
@@ -131,6 +133,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       const clock = opts.clock ?? (() => new Date());
       for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock })) router.add(r);
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
+      for (const r of docsRoutes(router, version)) router.add(r);
     }
     const server = new HttpServer({
       router,

@@ -1,14 +1,28 @@
+import type { z } from 'zod';
 import type { HttpContext } from './context.js';
 import type { Reply } from './reply.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'HEAD';
 export type Handler = (ctx: HttpContext) => Promise<Reply> | Reply;
 
+/** What the OpenAPI document says of a route (generated from the same zod schemas the route parses with). */
+export interface RouteDoc {
+  summary: string;
+  tag: string;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  /** Status → description of the answers besides the common errors. */
+  responses: Record<number, string>;
+  /** No API key needed. */
+  public?: boolean;
+}
+
 export interface RouteSpec {
   method: Method;
   /** `/v1/vouchers/:id` style; a `:name` segment matches one non-empty path segment. */
   path: string;
   handler: Handler;
+  doc?: RouteDoc;
 }
 
 interface Compiled extends RouteSpec {

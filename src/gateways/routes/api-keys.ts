@@ -26,6 +26,12 @@ export function apiKeyRoutes(g: Guards, keys: ApiKeyStore): RouteSpec[] {
     {
       method: 'POST',
       path: '/v1/api-keys',
+      doc: {
+        summary: 'Create an API key (admin); the key is shown once',
+        tag: 'keys',
+        body: createKey,
+        responses: { 201: 'The key record with `key`' },
+      },
       handler: guarded(g, ['admin'], async (ctx) => {
         const body = await jsonBody(ctx, createKey);
         const { key, record } = await keys.create(body.role, body.did, body.label);
@@ -35,11 +41,13 @@ export function apiKeyRoutes(g: Guards, keys: ApiKeyStore): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/api-keys',
+      doc: { summary: 'List API keys without their secrets (admin)', tag: 'keys', responses: { 200: '{items}' } },
       handler: guarded(g, ['admin'], async () => json(200, { items: await keys.list() })),
     },
     {
       method: 'DELETE',
       path: '/v1/api-keys/:id',
+      doc: { summary: 'Revoke an API key (admin)', tag: 'keys', responses: { 200: 'The revoked key record' } },
       handler: guarded(g, ['admin'], async (ctx) => {
         const revoked = await keys.revoke(ctx.params.id ?? '');
         if (!revoked) throw new AppError('NOT_FOUND', `no API key ${ctx.params.id}`);

@@ -49,6 +49,12 @@ export function claimRoutes(g: Guards, d: ClaimDeps): RouteSpec[] {
     {
       method: 'POST',
       path: '/v1/claims',
+      doc: {
+        summary: 'Submit a delivery claim for a redemption (supplier, signed)',
+        tag: 'claims',
+        body: claimBody,
+        responses: { 201: 'The claim record' },
+      },
       handler: guarded(g, ['supplier'], async (ctx, who) => {
         const body = await jsonBody(ctx, claimBody);
         const found = await d.vouchers.findRedemption(body.redemptionId);
@@ -99,6 +105,12 @@ export function claimRoutes(g: Guards, d: ClaimDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/claims',
+      doc: {
+        summary: 'List claims (a supplier: its own)',
+        tag: 'claims',
+        query: claimQuery,
+        responses: { 200: '{items, total, limit, offset}' },
+      },
       handler: guarded(g, ['admin', 'implementer', 'regulator', 'supplier'], async (ctx, who) => {
         const q = parseWith(claimQuery, queryObject(ctx.query), 'query');
         // A supplier lists its own claims only.
@@ -110,6 +122,7 @@ export function claimRoutes(g: Guards, d: ClaimDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/claims/:id',
+      doc: { summary: 'One claim', tag: 'claims', responses: { 200: 'The claim record' } },
       handler: guarded(g, ['admin', 'implementer', 'regulator', 'supplier'], async (ctx, who) => {
         const claim = await d.claims.get(ctx.params.id ?? '');
         if (!claim || (who.role === 'supplier' && claim.supplierDid !== who.did)) {

@@ -30,6 +30,7 @@ export function registryRoutes<T extends object>(g: Guards, r: RegistryRoutes<T>
     {
       method: 'POST',
       path: r.path,
+      doc: { summary: `Create a ${r.name}`, tag: 'registries', body: r.create, responses: { 201: `The ${r.name}` } },
       handler: guarded(g, r.writeRoles, async (ctx) => {
         const record = await jsonBody(ctx, r.create);
         const created = await r.registry.create(record);
@@ -40,6 +41,12 @@ export function registryRoutes<T extends object>(g: Guards, r: RegistryRoutes<T>
     {
       method: 'GET',
       path: r.path,
+      doc: {
+        summary: `List ${r.name} records`,
+        tag: 'registries',
+        query: pageQuery,
+        responses: { 200: '{items, total, limit, offset}' },
+      },
       handler: guarded(g, r.readRoles, async (ctx) => {
         const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');
         return json(200, await r.registry.list(limit, offset));
@@ -48,6 +55,7 @@ export function registryRoutes<T extends object>(g: Guards, r: RegistryRoutes<T>
     {
       method: 'GET',
       path: `${r.path}/:id`,
+      doc: { summary: `One ${r.name}`, tag: 'registries', responses: { 200: `The ${r.name}` } },
       handler: guarded(g, allRoles, async (ctx, who) => {
         const id = ctx.params.id ?? '';
         if (!r.readRoles.includes(who.role) && !r.mayReadOne?.(who, id)) {
@@ -61,6 +69,7 @@ export function registryRoutes<T extends object>(g: Guards, r: RegistryRoutes<T>
     {
       method: 'PATCH',
       path: `${r.path}/:id`,
+      doc: { summary: `Update a ${r.name}`, tag: 'registries', body: r.update, responses: { 200: `The ${r.name}` } },
       handler: guarded(g, r.writeRoles, async (ctx) => {
         const id = ctx.params.id ?? '';
         const patch = await jsonBody(ctx, r.update);

@@ -46,6 +46,12 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
     {
       method: 'POST',
       path: '/v1/surveys',
+      doc: {
+        summary: 'Create a survey campaign with its template and sample size',
+        tag: 'surveys',
+        body: surveyCreate,
+        responses: { 201: 'The survey' },
+      },
       handler: guarded(g, ['implementer', 'admin'], async (ctx, who) => {
         const body = await jsonBody(ctx, surveyCreate);
         const template = buildTemplate(body.type, body.template);
@@ -74,6 +80,12 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/surveys',
+      doc: {
+        summary: 'List surveys',
+        tag: 'surveys',
+        query: pageQuery,
+        responses: { 200: '{items, total, limit, offset}' },
+      },
       handler: guarded(g, [...readers, 'household'], async (ctx) => {
         const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');
         const { items, total } = await d.reads.surveys(limit, offset);
@@ -83,6 +95,7 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/surveys/:id',
+      doc: { summary: 'One survey', tag: 'surveys', responses: { 200: 'The survey' } },
       handler: guarded(g, [...readers, 'household'], async (ctx) =>
         json(200, surveyView(await survey(ctx.params.id ?? ''))),
       ),
@@ -90,6 +103,7 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/surveys/:id/template',
+      doc: { summary: 'The versioned template of a survey', tag: 'surveys', responses: { 200: 'The template' } },
       handler: guarded(g, [...readers, 'household'], async (ctx) =>
         json(200, (await survey(ctx.params.id ?? '')).template),
       ),
@@ -97,6 +111,12 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
     {
       method: 'POST',
       path: '/v1/surveys/:id/responses',
+      doc: {
+        summary: "Submit a household's answers",
+        tag: 'surveys',
+        body: responseCreate,
+        responses: { 201: 'The survey response' },
+      },
       handler: guarded(g, ['implementer', 'admin', 'household'], async (ctx, who) => {
         const s = await survey(ctx.params.id ?? '');
         const body = await jsonBody(ctx, responseCreate);
@@ -123,6 +143,12 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/surveys/:id/responses',
+      doc: {
+        summary: 'Responses of a survey (a household key: its own)',
+        tag: 'surveys',
+        query: pageQuery,
+        responses: { 200: '{items, total, limit, offset}' },
+      },
       handler: guarded(g, [...readers, 'household'], async (ctx, who) => {
         const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');
         const s = await survey(ctx.params.id ?? '');
@@ -134,6 +160,7 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/surveys/:id/responses/:responseId',
+      doc: { summary: 'One survey response', tag: 'surveys', responses: { 200: 'The survey response' } },
       handler: guarded(g, [...readers, 'household'], async (ctx, who) => {
         const r = await d.reads.response(ctx.params.responseId ?? '');
         if (!visible(who, r) || r.surveyId !== ctx.params.id) {
@@ -145,6 +172,11 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
     {
       method: 'POST',
       path: '/v1/surveys/:id/responses/:responseId/verification',
+      doc: {
+        summary: 'Verify a response (regulator with a DID)',
+        tag: 'surveys',
+        responses: { 200: 'The response with its verification' },
+      },
       handler: guarded(g, ['regulator'], async (ctx, who) => {
         if (!who.did) throw new AppError('FORBIDDEN', 'verifying needs a regulator key issued with the regulator DID');
         const r = await d.reads.response(ctx.params.responseId ?? '');

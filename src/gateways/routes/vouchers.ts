@@ -36,6 +36,12 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
     {
       method: 'POST',
       path: '/v1/vouchers/issue',
+      doc: {
+        summary: 'Issue a voucher against a verified certificate (implementer)',
+        tag: 'vouchers',
+        body: issueBody,
+        responses: { 201: 'The voucher' },
+      },
       handler: guarded(g, ['implementer', 'admin'], async (ctx, who) => {
         const body = await jsonBody(ctx, issueBody);
         checkDates(body.attributes);
@@ -68,6 +74,12 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
     {
       method: 'POST',
       path: '/v1/vouchers/redeem',
+      doc: {
+        summary: 'Redeem part of a voucher (supplier, signed)',
+        tag: 'vouchers',
+        body: redeemBody,
+        responses: { 201: 'The redemption record' },
+      },
       handler: guarded(g, ['supplier'], async (ctx, who) => {
         const body = await jsonBody(ctx, redeemBody);
         if (body.supplierDid !== who.did) {
@@ -94,6 +106,12 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/vouchers',
+      doc: {
+        summary: 'List vouchers (a household key: its own)',
+        tag: 'vouchers',
+        query: voucherListQuery,
+        responses: { 200: '{items, total, limit, offset}' },
+      },
       handler: guarded(g, ['admin', 'implementer', 'regulator', 'household'], async (ctx, who) => {
         const q = parseWith(voucherListQuery, queryObject(ctx.query), 'query');
         if (who.role === 'household' && q.recipientDid && q.recipientDid !== who.did) {
@@ -113,6 +131,7 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/vouchers/:id',
+      doc: { summary: 'One voucher', tag: 'vouchers', responses: { 200: 'The voucher' } },
       handler: guarded(g, ['admin', 'implementer', 'regulator', 'household', 'supplier'], async (ctx, who) => {
         const v = await d.reads.get(ctx.params.id ?? '');
         if (!visibleTo(who, v)) throw new AppError('VOUCHER_NOT_FOUND', `no voucher ${ctx.params.id}`);
@@ -122,6 +141,12 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/vouchers/:id/redemptions',
+      doc: {
+        summary: 'Redemptions of a voucher (a supplier: its own)',
+        tag: 'vouchers',
+        query: pageQuery,
+        responses: { 200: '{items, total, limit, offset}' },
+      },
       handler: guarded(g, ['admin', 'implementer', 'regulator', 'household', 'supplier'], async (ctx, who) => {
         const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');
         const v = await d.reads.get(ctx.params.id ?? '');

@@ -41,6 +41,12 @@ export function healthRoute(d: HealthDeps): RouteSpec {
   return {
     method: 'GET',
     path: '/health',
+    doc: {
+      summary: 'Pings Redis and PostgreSQL; 503 names the failing part',
+      tag: 'operations',
+      public: true,
+      responses: { 200: '{status, timestamp, checks}', 503: '{status:"error", timestamp, checks}' },
+    },
     async handler() {
       const names = ['redis', 'postgres', ...Object.keys(d.extra ?? {})];
       const results = await Promise.all([

@@ -44,6 +44,7 @@ export function metricsRoute(d: MetricsDeps): RouteSpec {
   return {
     method: 'GET',
     path: '/metrics',
+    doc: { summary: 'Prometheus metrics', tag: 'operations', public: true, responses: { 200: 'Prometheus text' } },
     async handler() {
       await collectMailboxLag(d).catch(() => undefined);
       return text(200, await d.metrics.registry.metrics(), d.metrics.registry.contentType);

@@ -1,0 +1,70 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { AppError } from '../../errors/index.js';
+import type { HttpContext } from '../http/context.js';
+import type { Reply } from '../http/reply.js';
+import type { Router, RouteSpec } from '../http/router.js';
+import { buildOpenApi } from './openapi.js';
+
+const assetsDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const types: Record<string, string> = {
+  '.js': 'application/javascript',
+  '.css': 'text/css',
+  '.png': 'image/png',
+  '.html': 'text/html',
+  '.map': 'application/json',
+};
+
+const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>hearth API</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="ui"></div><script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script></body></html>`;
+
+const init = `window.ui = SwaggerUIBundle({ url: '/docs/openapi.json', dom_id: '#ui' });`;
+
+/**
+ * `/docs` (Swagger UI, served from the swagger-ui-dist package: no CDN), `/docs/openapi.json`
+ * (built on first request from the routes registered by then), and `/docs/*` assets. Public.
+ */
+export function docsRoutes(router: Router, version: string): RouteSpec[] {
+  const routes: RouteSpec[] = [];
+  let document: string | undefined;
+  const text = (status: number, body: string, type: string): Reply => ({
+    status,
+    headers: { 'Content-Type': type },
+    body,
+  });
+  routes.push(
+    { method: 'GET', path: '/docs', handler: () => text(200, page, 'text/html; charset=utf-8') },
+    { method: 'GET', path: '/docs/init.js', handler: () => text(200, init, 'application/javascript') },
+    {
+      method: 'GET',
+      path: '/docs/openapi.json',
+      handler: () => {
+        document ??= JSON.stringify(buildOpenApi(router.list(), version));
+        return text(200, document, 'application/json; charset=utf-8');
+      },
+    },
+    {
+      method: 'GET',
+      path: '/docs/:asset',
+      async handler(ctx: HttpContext) {
+        const asset = ctx.params.asset ?? '';
+        const ext = /\.[a-z]+$/.exec(asset)?.[0] ?? '';
+        if (!/^[A-Za-z0-9._-]+$/.test(asset) || asset.startsWith('.') || !types[ext]) {
+          throw new AppError('NOT_FOUND', `no documentation asset ${asset}`);
+        }
+        const body = await readFile(join(assetsDir, asset)).catch(() => undefined);
+        if (!body) throw new AppError('NOT_FOUND', `no documentation asset ${asset}`);
+        return {
+          status: 200,
+          headers: { 'Content-Type': types[ext]!, 'Cache-Control': 'public, max-age=86400' },
+          body,
+        };
+      },
+    },
+  );
+  return routes;
+}

@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHearth, type Hearth } from '../../src/hearth.js';
+import { version } from '../../src/version.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+
+describe('/docs', () => {
+  let env: Isolated;
+  let hearth: Hearth;
+  let base = '';
+
+  beforeAll(async () => {
+    env = await isolated();
+    hearth = await startHearth(env.config({ ACTOR_PARTITIONS: '2' }), env.log);
+    base = `http://127.0.0.1:${hearth.port}`;
+  });
+
+  afterAll(async () => {
+    await hearth.close();
+    await env.cleanup();
+  });
+
+  it('serves the interactive documentation and its assets without a key, from this server', async () => {
+    const page = await fetch(`${base}/docs`, { headers: { authorization: 'Bearer garbage' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await page.text();
+    expect(html).toContain('/docs/swagger-ui-bundle.js');
+    const bundle = await fetch(`${base}/docs/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect((await bundle.text()).length).toBeGreaterThan(100_000);
+    expect((await fetch(`${base}/docs/..%2Fpackage.json`)).status).toBe(404);
+    expect((await fetch(`${base}/docs/missing.js`)).status).toBe(404);
+  });
+
+  it('describes every route of spec 000 with request schemas generated from the zod schemas', async () => {
+    const doc = (await (await fetch(`${base}/docs/openapi.json`)).json()) as {
+      openapi: string;
+      info: { version: string };
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            requestBody?: {
+              content: Record<
+                string,
+                { schema: { properties?: Record<string, unknown>; additionalProperties?: boolean } }
+              >;
+            };
+          }
+        >
+      >;
+    };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe(version);
+    for (const [path, method] of [
+      ['/v1/vouchers/issue', 'post'],
+      ['/v1/vouchers/redeem', 'post'],
+      ['/v1/claims', 'post'],
+      ['/v1/surveys', 'post'],
+      ['/v1/surveys/{id}/responses', 'post'],
+      ['/v1/vouchers/{id}', 'get'],
+      ['/v1/households', 'post'],
+      ['/v1/api-keys', 'post'],
+      ['/health', 'get'],
+    ] as const) {
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    const redeem = doc.paths['/v1/vouchers/redeem']?.post?.requestBody?.content['application/json']?.schema;
+    expect(Object.keys(redeem?.properties ?? {}).sort()).toEqual(['amount', 'productId', 'supplierDid', 'voucherId']);
+    expect(redeem?.additionalProperties).toBe(false);
+  });
+
+  it('keeps src/version.ts equal to package.json', () => {
+    expect(version).toBe((JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
+  });
+});
