@@ -60,7 +60,7 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
         if (!body) throw new AppError('NOT_FOUND', `no documentation asset ${asset}`);
         return {
           status: 200,
-          headers: { 'Content-Type': types[ext]!, 'Cache-Control': 'public, max-age=86400' },
+          headers: { 'Content-Type': types[ext], 'Cache-Control': 'public, max-age=86400' },
           body,
         };
       },
