@@ -1,4 +1,4 @@
-import type { OutboxRow, Slot } from '../actors/runtime/apply-batch.js';
+import type { OutboxRow, RecordRow, Slot } from '../actors/runtime/apply-batch.js';
 import type { Sql } from './db.js';
 
 /** A commit by a worker that no longer owns the partition (its epoch is not the current one). */
@@ -12,6 +12,8 @@ export interface BatchCommit {
   epoch: number;
   dirty: ReadonlyMap<string, Slot>;
   outbox: readonly OutboxRow[];
+  /** Append-only records (absent: none). */
+  records?: readonly RecordRow[];
 }
 
 /** Where actor state lives between batches. */
@@ -82,6 +84,7 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
       if (live.length === 0) return held;
       const snaps = live.flatMap((b) => [...b.dirty].map(([key, slot]) => ({ b, key, slot })));
       const rows = live.flatMap((b) => b.outbox.map((o) => ({ b, o })));
+      const recs = live.flatMap((b) => (b.records ?? []).map((r) => ({ b, r })));
       // One statement, so one round trip and an implicit transaction. Each batch's fence row is
       // read FOR SHARE (a new owner's takeFence waits for it) and only batches whose epoch still
       // holds are written. A snapshot that does not advance aborts the whole statement.
@@ -118,11 +121,22 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
           JOIN fence f ON f.type = x.type AND f.partition = x.partition
           ON CONFLICT (actor_type, actor_key, msg_id, seq) DO NOTHING
           RETURNING 1
+        ), rec AS (
+          INSERT INTO actor_records (actor_type, actor_key, kind, record_id, msg_id, body)
+          SELECT x.type, x.k, x.kind, x.id, x.m, x.body::jsonb
+          FROM unnest(${sql.array(recs.map((x) => x.b.type))}::text[], ${sql.array(recs.map((x) => x.b.partition))}::int[],
+                      ${sql.array(recs.map((x) => x.r.key))}::text[], ${sql.array(recs.map((x) => x.r.kind))}::text[],
+                      ${sql.array(recs.map((x) => x.r.id))}::text[], ${sql.array(recs.map((x) => x.r.msgId))}::text[],
+                      ${sql.array(recs.map((x) => JSON.stringify(x.r.body ?? null)))}::text[]) AS x(type, partition, k, kind, id, m, body)
+          JOIN fence f ON f.type = x.type AND f.partition = x.partition
+          ON CONFLICT (actor_type, kind, record_id) DO NOTHING
+          RETURNING 1
         )
         SELECT (SELECT json_agg(json_build_object('type', type, 'partition', partition)) FROM fence) AS held,
                CASE WHEN (SELECT count(*) FROM snap) <> (SELECT count(*) FROM input)
                     THEN hearth_abort('a snapshot did not advance (written by another owner)') END AS guard,
-               (SELECT count(*) FROM ob) AS outboxed`.catch((err: unknown) => {
+               (SELECT count(*) FROM ob) AS outboxed,
+               (SELECT count(*) FROM rec) AS recorded`.catch((err: unknown) => {
         if (err instanceof Error && err.message.includes('hearth commit aborted')) throw new FencedError(err.message);
         throw err;
       });

@@ -22,11 +22,36 @@ export class VoucherReads {
 
   /** The voucher holding a redemption, and the redemption. */
   async findRedemption(redemptionId: string): Promise<{ voucher: VoucherState; redemption: Redemption } | undefined> {
-    const [row] = await this.sql<{ state: VoucherState }[]>`
-      SELECT state FROM actor_snapshots
-      WHERE type = 'voucher' AND state -> 'redemptions' @> ${this.sql.json([{ id: redemptionId }])}`;
-    const redemption = row?.state.redemptions.find((r) => r.id === redemptionId);
-    return row && redemption ? { voucher: row.state, redemption } : undefined;
+    const [row] = await this.sql<{ state: VoucherState; body: Redemption }[]>`
+      SELECT s.state, r.body FROM actor_records r
+      JOIN actor_snapshots s ON s.type = 'voucher' AND s.key = r.actor_key
+      WHERE r.actor_type = 'voucher' AND r.kind = 'redemption' AND r.record_id = ${redemptionId}`;
+    return row ? { voucher: row.state, redemption: row.body } : undefined;
+  }
+
+  /** The redemption that answered a request (a retry after a timeout), if it was applied. */
+  async redemptionByRequest(requestId: string): Promise<Redemption | undefined> {
+    const [row] = await this.sql<{ body: Redemption }[]>`
+      SELECT body FROM actor_records
+      WHERE actor_type = 'voucher' AND kind = 'redemption' AND body ->> 'requestId' = ${requestId}`;
+    return row?.body;
+  }
+
+  /** A voucher's redemptions in the order they were made (optionally one supplier's). */
+  async redemptions(
+    voucherId: string,
+    supplierDid: string | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: Redemption[]; total: number }> {
+    const sql = this.sql;
+    const rows = await sql<{ body: Redemption; total: string }[]>`
+      SELECT body, count(*) OVER () AS total FROM actor_records
+      WHERE actor_type = 'voucher' AND actor_key = ${voucherId} AND kind = 'redemption'
+        ${supplierDid ? sql`AND body ->> 'supplierDid' = ${supplierDid}` : sql``}
+      ORDER BY split_part(msg_id, '-', 1)::numeric, split_part(msg_id, '-', 2)::numeric, record_id
+      LIMIT ${limit} OFFSET ${offset}`;
+    return { items: rows.map((r) => r.body), total: rows[0] ? Number(rows[0].total) : 0 };
   }
 
   async list(

@@ -23,6 +23,7 @@ describe('migrations', () => {
     const tables = await env.sql<{ table_name: string }[]>`
       SELECT table_name FROM information_schema.tables WHERE table_schema = ${env.schema} ORDER BY table_name`;
     expect(tables.map((t) => t.table_name)).toEqual([
+      'actor_records',
       'actor_snapshots',
       'api_keys',
       'certificates',

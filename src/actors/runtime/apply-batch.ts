@@ -21,6 +21,14 @@ export interface OutboxRow {
   payload: unknown;
 }
 
+export interface RecordRow {
+  key: string;
+  msgId: string;
+  kind: string;
+  id: string;
+  body: unknown;
+}
+
 export interface OutgoingReply {
   stream: string;
   corr: string;
@@ -37,6 +45,7 @@ export interface BatchOutcome {
   /** Keys whose state changed, with their new slot. */
   dirty: Map<string, Slot>;
   outbox: OutboxRow[];
+  records: RecordRow[];
   replies: OutgoingReply[];
   /** Messages whose `decide` threw: dead-lettered by the caller (pure code fails the same way again). */
   poison: PoisonMessage[];
@@ -66,7 +75,7 @@ export function applyBatch(
   slots: ReadonlyMap<string, Slot>,
   now: Date,
 ): BatchOutcome {
-  const outcome: BatchOutcome = { dirty: new Map(), outbox: [], replies: [], poison: [], duplicates: 0 };
+  const outcome: BatchOutcome = { dirty: new Map(), outbox: [], records: [], replies: [], poison: [], duplicates: 0 };
   const current = (key: string): Slot => outcome.dirty.get(key) ?? slots.get(key) ?? emptySlot();
 
   for (const entry of entries) {
@@ -107,10 +116,13 @@ export function applyBatch(
       continue;
     }
     const effects = decision.effects ?? [];
+    const records = decision.records ?? [];
     // Effects alone also record the message id, so a redelivery cannot emit them twice.
-    if (decision.state !== undefined || slot.state !== undefined || effects.length > 0) {
+    if (decision.state !== undefined || slot.state !== undefined || effects.length > 0 || records.length > 0) {
       outcome.dirty.set(entry.key, { state: decision.state, version: slot.version + 1, lastMsgId: entry.id });
     }
+    for (const r of records)
+      outcome.records.push({ key: entry.key, msgId: entry.id, kind: r.kind, id: r.id, body: r.body });
     effects.forEach((effect, seq) => {
       outcome.outbox.push({ key: entry.key, msgId: entry.id, seq, topic: effect.topic, payload: effect.payload });
     });

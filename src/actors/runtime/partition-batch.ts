@@ -83,13 +83,14 @@ export function mergeApplied(batches: readonly Applied[]): Applied {
   const merged: Applied = {
     ids: [],
     dead: [],
-    outcome: { dirty: new Map(), outbox: [], replies: [], poison: [], duplicates: 0 },
+    outcome: { dirty: new Map(), outbox: [], records: [], replies: [], poison: [], duplicates: 0 },
   };
   for (const b of batches) {
     merged.ids.push(...b.ids);
     merged.dead.push(...b.dead);
     for (const [k, s] of b.outcome.dirty) merged.outcome.dirty.set(k, s);
     merged.outcome.outbox.push(...b.outcome.outbox);
+    merged.outcome.records.push(...b.outcome.records);
     merged.outcome.replies.push(...b.outcome.replies);
   }
   return merged;

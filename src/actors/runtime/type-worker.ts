@@ -312,6 +312,7 @@ export class TypeWorker {
               epoch: o.epoch,
               dirty: a.outcome.dirty,
               outbox: a.outcome.outbox,
+              records: a.outcome.records,
             }),
       ),
     );

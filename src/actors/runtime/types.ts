@@ -28,6 +28,13 @@ export interface OutboxEffect {
   payload: unknown;
 }
 
+/** An append-only record (a redemption, say), stored beside the snapshot in the same commit. */
+export interface RecordEffect {
+  kind: string;
+  id: string;
+  body: unknown;
+}
+
 export interface Decision<S> {
   /** The next state; `undefined` leaves the actor without state (nothing is written). */
   state: S | undefined;
@@ -36,6 +43,7 @@ export interface Decision<S> {
   /** Set instead of `reply` when the message is refused; the state should then be unchanged. */
   rejection?: ActorRejection;
   effects?: OutboxEffect[];
+  records?: RecordEffect[];
 }
 
 /**

@@ -1,5 +1,11 @@
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
-import { voucherMessages, type Redemption, type VoucherMessage, type VoucherState } from './messages.js';
+import {
+  RECENT_REDEMPTIONS,
+  voucherMessages,
+  type Redemption,
+  type VoucherMessage,
+  type VoucherState,
+} from './messages.js';
 
 /** A voucher is expired from the day after its expiry date (UTC), whatever its stored status. */
 export function isExpired(v: Pick<VoucherState, 'attributes'>, now: Date): boolean {
@@ -7,8 +13,8 @@ export function isExpired(v: Pick<VoucherState, 'attributes'>, now: Date): boole
 }
 
 /** The voucher without its history: what an issue answers and the ledger records. */
-function issued(v: VoucherState): Omit<VoucherState, 'redemptions' | 'issueRequestId'> {
-  const { redemptions: _r, issueRequestId: _i, ...rest } = v;
+function issued(v: VoucherState): Omit<VoucherState, 'recent' | 'redemptionCount' | 'issueRequestId'> {
+  const { recent: _r, redemptionCount: _c, issueRequestId: _i, ...rest } = v;
   return rest;
 }
 
@@ -49,7 +55,8 @@ export function decideVoucher(
         remainingBalance: msg.value,
         attributes: msg.attributes,
         createdAt,
-        redemptions: [],
+        redemptionCount: 0,
+        recent: [],
         issueRequestId: msg.requestId,
       };
       const reply = issued(voucher);
@@ -57,7 +64,7 @@ export function decideVoucher(
     }
 
     case 'redeem': {
-      const earlier = state?.redemptions.find((r) => r.requestId === msg.requestId);
+      const earlier = state?.recent.find((r) => r.requestId === msg.requestId);
       if (earlier) return { state, reply: earlier };
       if (!state) return { state, rejection: reject('VOUCHER_NOT_FOUND', `no voucher ${ctx.key}`) };
       if (state.status !== 'active') {
@@ -93,12 +100,15 @@ export function decideVoucher(
         ...state,
         remainingBalance,
         status: remainingBalance === 0 ? 'redeemed' : 'active',
-        redemptions: [...state.redemptions, redemption],
+        redemptionCount: state.redemptionCount + 1,
+        recent: [...state.recent, redemption].slice(-RECENT_REDEMPTIONS),
       };
+      const { requestId: _req, ...record } = redemption;
       return {
         state: next,
         reply: redemption,
-        effects: [ledger('voucher.redeemed', { ...redemption, at: redemption.createdAt })],
+        effects: [ledger('voucher.redeemed', { ...record, at: redemption.createdAt })],
+        records: [{ kind: 'redemption', id: redemption.id, body: redemption }],
       };
     }
   }

@@ -59,11 +59,17 @@ export interface VoucherState {
   remainingBalance: number;
   attributes: { batchId: string; issuanceDate: string; expiryDate: string };
   createdAt: string;
+  /** How many redemptions there were (they are stored as records beside the snapshot). */
+  redemptionCount: number;
   /**
-   * Every redemption with the request id it answered: a client retrying after a timeout (same
-   * Idempotency-Key) gets the first answer instead of a second redemption.
+   * The latest redemptions with the request id each answered (at most {@link RECENT_REDEMPTIONS}):
+   * a client retrying after a timeout (same Idempotency-Key) gets the first answer instead of a
+   * second redemption. Bounded, so a hot voucher's snapshot stays small.
    */
-  redemptions: Redemption[];
+  recent: Redemption[];
   /** The request that issued the voucher, for the same reason. */
   issueRequestId: string;
 }
+
+/** Redemptions remembered for retries: covers a retry made within that many later redemptions. */
+export const RECENT_REDEMPTIONS = 256;

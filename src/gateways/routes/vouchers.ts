@@ -93,9 +93,14 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
         if (!product?.approved) {
           throw new AppError('PRODUCT_NOT_APPROVED', `product ${body.productId} is not approved for the scheme`);
         }
+        // A retry of a redemption applied long ago is answered from its record; one still in
+        // flight is answered by the voucher, which remembers its latest requests.
+        const requestId = requestIdOf(ctx, who);
+        const applied = ctx.headers['idempotency-key'] ? await d.reads.redemptionByRequest(requestId) : undefined;
+        if (applied && applied.voucherId === body.voucherId) return json(201, redemptionView(applied));
         const redemption = await d.client.ask<Redemption>('voucher', body.voucherId, {
           kind: 'redeem',
-          requestId: requestIdOf(ctx, who),
+          requestId,
           supplierDid: body.supplierDid,
           productId: body.productId,
           amount: toMicro(body.amount),
@@ -152,9 +157,9 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
         const v = await d.reads.get(ctx.params.id ?? '');
         if (!visibleTo(who, v)) throw new AppError('VOUCHER_NOT_FOUND', `no voucher ${ctx.params.id}`);
         // A supplier sees its own redemptions of the voucher, not its competitors'.
-        const all = who.role === 'supplier' ? v.redemptions.filter((r) => r.supplierDid === who.did) : v.redemptions;
-        const items = all.slice(offset, offset + limit).map(redemptionView);
-        return json(200, { items, total: all.length, limit, offset });
+        const supplier = who.role === 'supplier' ? who.did : undefined;
+        const page = await d.reads.redemptions(v.id, supplier, limit, offset);
+        return json(200, { items: page.items.map(redemptionView), total: page.total, limit, offset });
       }),
     },
   ];
