@@ -55,20 +55,7 @@ export class GroupCommitter {
     try {
       while (this.queue.length > 0) {
         const group = this.queue.splice(0, this.maxBatches);
-        try {
-          const held = await this.store.commitMany(group.map((g) => g.batch));
-          for (const g of group) {
-            if (held.has(fenceKey(g.batch.type, g.batch.partition))) g.resolve();
-            else
-              g.reject(
-                new FencedError(
-                  `partition ${g.batch.type}/${g.batch.partition} is no longer fenced at epoch ${g.batch.epoch}`,
-                ),
-              );
-          }
-        } catch (err) {
-          for (const g of group) g.reject(err);
-        }
+        await this.commitGroup(group);
       }
     } finally {
       this.running--;

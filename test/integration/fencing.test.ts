@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import { emptySlot } from '../../src/actors/runtime/apply-batch.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
+import { GroupCommitter } from '../../src/store/group-committer.js';
 import { createPgSnapshotStore, FencedError } from '../../src/store/snapshot-store.js';
 import { countOf, isolated, type Isolated } from '../support/isolated.js';
 import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
@@ -83,5 +84,40 @@ describe('fencing epochs', () => {
     await expect(client.ask('counter', key, { kind: 'get' })).resolves.toMatchObject({ count: 2, applied: 2 });
     await client.close();
     await runtime.close();
+  });
+});
+
+describe('group commit', () => {
+  let env: Isolated;
+
+  beforeAll(async () => {
+    env = await isolated();
+  });
+
+  afterAll(async () => {
+    await env.cleanup();
+  });
+
+  it('commits the good batches of a group and fails only the bad one', async () => {
+    const store = createPgSnapshotStore(env.sql);
+    const epochs = await Promise.all([0, 1, 2].map((p) => store.takeFence('counter', p, 'me')));
+    const batch = (p: number, key: string, version: number) => ({
+      type: 'counter',
+      partition: p,
+      epoch: epochs[p]!,
+      dirty: new Map([[key, { state: { v: version }, version, lastMsgId: `${version}-0` }]]),
+      outbox: [],
+    });
+    await store.commit(batch(1, 'stale', 5));
+    const committer = new GroupCommitter(store, 1);
+    const first = committer.commit(batch(0, 'warm', 1)); // occupies the committer, so the next two go together
+    const good = committer.commit(batch(2, 'good', 1));
+    const bad = committer.commit(batch(1, 'stale', 3)); // does not advance version 5: aborts its statement
+    await first;
+    await expect(good).resolves.toBeUndefined();
+    await expect(bad).rejects.toBeInstanceOf(FencedError);
+    const slots = await store.load('counter', ['good', 'stale']);
+    expect(slots.get('good')?.version).toBe(1);
+    expect(slots.get('stale')?.version).toBe(5);
   });
 });

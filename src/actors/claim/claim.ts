@@ -1,3 +1,4 @@
+import { ledgerEntry } from '../ledger-effect.js';
 import { z } from 'zod';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
 
@@ -54,7 +55,7 @@ export function decideClaim(
   return {
     state: claim,
     reply: claim,
-    effects: [{ topic: 'ledger', payload: { type: 'claim.submitted', ...record, at: claim.createdAt } }],
+    effects: [ledgerEntry('claim.submitted', { ...record, at: claim.createdAt })],
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { decodeEntry, encodeReply, type MailboxEntry } from './entry-codec.js';
+import { decodeEntry, encodeEntry, encodeReply } from './entry-codec.js';
 import type { OutgoingReply, PoisonMessage } from './apply-batch.js';
 
 export type RawEntry = [string, string[] | null];
@@ -167,27 +167,8 @@ function sendReply(redis: Redis, r: OutgoingReply): Promise<unknown> {
 }
 
 function deadLetterFields(d: PoisonMessage, stream: string, worker: string): string[] {
-  const e: MailboxEntry = d.entry;
-  return [
-    'stream',
-    stream,
-    'id',
-    e.id,
-    'key',
-    e.key,
-    'kind',
-    e.kind,
-    'body',
-    e.body,
-    'reply',
-    e.reply,
-    'corr',
-    e.corr,
-    'error',
-    d.error,
-    'worker',
-    worker,
-  ];
+  const { id, ...entry } = d.entry;
+  return ['stream', stream, 'id', id, ...encodeEntry(entry), 'error', d.error, 'worker', worker];
 }
 
 function fieldMap(flat: unknown[]): Map<string, unknown> {

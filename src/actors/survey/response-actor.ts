@@ -1,3 +1,4 @@
+import { ledgerEntry } from '../ledger-effect.js';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
@@ -46,16 +47,12 @@ export function decideResponse(
       state: next,
       reply: next,
       effects: [
-        {
-          topic: 'ledger',
-          payload: {
-            type: 'survey.response.verified',
-            responseId: state.responseId,
-            surveyId: state.surveyId,
-            verifier: msg.verifier,
-            at: next.verification?.timestamp,
-          },
-        },
+        ledgerEntry('survey.response.verified', {
+          responseId: state.responseId,
+          surveyId: state.surveyId,
+          verifier: msg.verifier,
+          at: next.verification?.timestamp,
+        }),
       ],
     };
   }
@@ -83,16 +80,12 @@ export function decideResponse(
     state: next,
     reply: next,
     effects: [
-      {
-        topic: 'ledger',
-        payload: {
-          type: 'survey.response.submitted',
-          responseId: next.responseId,
-          surveyId: next.surveyId,
-          householdId: next.householdId,
-          at: next.timestamp,
-        },
-      },
+      ledgerEntry('survey.response.submitted', {
+        responseId: next.responseId,
+        surveyId: next.surveyId,
+        householdId: next.householdId,
+        at: next.timestamp,
+      }),
     ],
   };
 }

@@ -1,3 +1,4 @@
+import { ledgerEntry } from '../ledger-effect.js';
 import { z } from 'zod';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
 import type { SurveyTemplate, SurveyType } from './template.js';
@@ -54,17 +55,13 @@ export function decideSurvey(
     state: next,
     reply: next,
     effects: [
-      {
-        topic: 'ledger',
-        payload: {
-          type: 'survey.created',
-          id: next.id,
-          projectId: next.projectId,
-          surveyType: next.type,
-          templateId: next.templateId,
-          at: next.createdAt,
-        },
-      },
+      ledgerEntry('survey.created', {
+        id: next.id,
+        projectId: next.projectId,
+        surveyType: next.type,
+        templateId: next.templateId,
+        at: next.createdAt,
+      }),
     ],
   };
 }

@@ -1,3 +1,4 @@
+import { ledgerEntry } from '../ledger-effect.js';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
 import {
   RECENT_REDEMPTIONS,
@@ -16,10 +17,6 @@ export function isExpired(v: Pick<VoucherState, 'attributes'>, now: Date): boole
 function issued(v: VoucherState): Omit<VoucherState, 'recent' | 'redemptionCount' | 'issueRequestId'> {
   const { recent: _r, redemptionCount: _c, issueRequestId: _i, ...rest } = v;
   return rest;
-}
-
-function ledger(type: string, payload: Record<string, unknown>): { topic: string; payload: unknown } {
-  return { topic: 'ledger', payload: { type, ...payload } };
 }
 
 export function decideVoucher(
@@ -60,7 +57,7 @@ export function decideVoucher(
         issueRequestId: msg.requestId,
       };
       const reply = issued(voucher);
-      return { state: voucher, reply, effects: [ledger('voucher.issued', { ...reply, at: createdAt })] };
+      return { state: voucher, reply, effects: [ledgerEntry('voucher.issued', { ...reply, at: createdAt })] };
     }
 
     case 'redeem': {
@@ -107,7 +104,7 @@ export function decideVoucher(
       return {
         state: next,
         reply: redemption,
-        effects: [ledger('voucher.redeemed', { ...record, at: redemption.createdAt })],
+        effects: [ledgerEntry('voucher.redeemed', { ...record, at: redemption.createdAt })],
         records: [{ kind: 'redemption', id: redemption.id, body: redemption }],
       };
     }
