@@ -57,6 +57,12 @@ export function parseWith<S extends z.ZodType>(schema: S, data: unknown, where: 
   return result.data;
 }
 
+/** The query as an object; a parameter given twice is ambiguous, so it is refused (400). */
 export function queryObject(query: URLSearchParams): Record<string, string> {
-  return Object.fromEntries(query.entries());
+  const out: Record<string, string> = {};
+  for (const [k, v] of query.entries()) {
+    if (k in out) throw new AppError('VALIDATION_FAILED', `query parameter ${k} is given more than once`);
+    out[k] = v;
+  }
+  return out;
 }

@@ -87,10 +87,20 @@ function matchSegments(pattern: string[], parts: string[]): Record<string, strin
       } catch {
         return undefined;
       }
+      // Control characters (NUL above all, which PostgreSQL refuses) never name a resource.
+      if (hasControlCharacter(decoded)) return undefined;
       params[p.slice(1)] = decoded;
     } else if (p !== v) {
       return undefined;
     }
   }
   return params;
+}
+
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
 }
