@@ -13,6 +13,14 @@ export class SurveyReads {
     return row?.state;
   }
 
+  /** A template by id (templates are built per survey; equal ids mean equal templates). */
+  async template(templateId: string): Promise<SurveyState['template'] | undefined> {
+    const [row] = await this.sql<{ template: SurveyState['template'] }[]>`
+      SELECT state -> 'template' AS template FROM actor_snapshots
+      WHERE type = 'survey' AND state ->> 'templateId' = ${templateId} LIMIT 1`;
+    return row?.template;
+  }
+
   async surveys(limit: number, offset: number): Promise<{ items: SurveyState[]; total: number }> {
     const rows = await this.sql<{ state: SurveyState; total: string }[]>`
       SELECT state, count(*) OVER () AS total FROM actor_snapshots WHERE type = 'survey'

@@ -58,6 +58,9 @@ describe('surveys (spec 000)', () => {
     expect(r.body.template.sections.map((s: { id: string }) => s.id)).toEqual(['eligibility', 'cooking']);
     const t = await a.call('GET', `/v1/surveys/${surveyId}/template`, { key: householdKey });
     expect(t.body.templateId).toBe(r.body.templateId);
+    const byId = await a.call('GET', `/v1/templates/${r.body.templateId}`, { key: implementer });
+    expect(byId.body).toEqual(t.body);
+    expect((await a.call('GET', '/v1/templates/tpl-none-v1', { key: implementer })).status).toBe(404);
   });
 
   it.each([

@@ -337,6 +337,32 @@ describe('vouchers (spec 000)', () => {
     });
   });
 
+  describe('revocation', () => {
+    it('revokes an active voucher, then refuses to redeem it; repeats are harmless; others are refused', async () => {
+      await a.call('POST', '/v1/certificates', { key: implementerKey, body: certificate('cert-revoke') });
+      const id = (await a.call('POST', '/v1/vouchers/issue', { key: implementerKey, body: issue('cert-revoke') })).body
+        .id;
+      expect((await a.call('POST', `/v1/vouchers/${id}/revoke`, { key: supplierKey, body: {} })).status).toBe(403);
+      const r = await a.call('POST', `/v1/vouchers/${id}/revoke`, {
+        key: implementerKey,
+        body: { reason: 'duplicate household' },
+      });
+      expect(r.status).toBe(200);
+      expect(r.body.status).toBe('revoked');
+      expect((await a.call('POST', `/v1/vouchers/${id}/revoke`, { key: implementerKey, body: {} })).body.status).toBe(
+        'revoked',
+      );
+      const redeemed = await a.call('POST', '/v1/vouchers/redeem', { key: supplierKey, body: redeem(id, 1) });
+      expect(redeemed.status).toBe(409);
+      expect(redeemed.body.error.code).toBe('VOUCHER_NOT_ACTIVE');
+      expect((await a.call('POST', '/v1/vouchers/vch_nothing/revoke', { key: implementerKey, body: {} })).status).toBe(
+        404,
+      );
+      const revokedList = await a.call('GET', '/v1/vouchers?status=revoked', { key: implementerKey });
+      expect(revokedList.body.items.map((v: { id: string }) => v.id)).toEqual([id]);
+    });
+  });
+
   describe('reads', () => {
     it('shows a household only its own vouchers', async () => {
       const own = await a.call('GET', '/v1/vouchers', { key: householdKey });
@@ -354,7 +380,7 @@ describe('vouchers (spec 000)', () => {
       const byCert = await a.call('GET', '/v1/vouchers?emissionCertificateId=cert-1', { key: implementerKey });
       expect(byCert.body.items).toHaveLength(1);
       const page = await a.call('GET', '/v1/vouchers?limit=1&offset=1', { key: implementerKey });
-      expect(page.body).toMatchObject({ limit: 1, offset: 1, total: 3 });
+      expect(page.body).toMatchObject({ limit: 1, offset: 1, total: 4 });
       expect(page.body.items).toHaveLength(1);
       expect((await a.call('GET', '/v1/vouchers?status=lost', { key: implementerKey })).status).toBe(400);
     });

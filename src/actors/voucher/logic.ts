@@ -60,6 +60,21 @@ export function decideVoucher(
       return { state: voucher, reply, effects: [ledgerEntry('voucher.issued', { ...reply, at: createdAt })] };
     }
 
+    case 'revoke': {
+      if (!state) return { state, rejection: reject('VOUCHER_NOT_FOUND', `no voucher ${ctx.key}`) };
+      if (state.status === 'revoked') return { state, reply: state };
+      if (state.status !== 'active') {
+        return { state, rejection: reject('VOUCHER_NOT_ACTIVE', `voucher ${state.id} is ${state.status}`) };
+      }
+      const next: VoucherState = { ...state, status: 'revoked' };
+      const at = ctx.now.toISOString();
+      return {
+        state: next,
+        reply: next,
+        effects: [ledgerEntry('voucher.revoked', { id: state.id, reason: msg.reason, at })],
+      };
+    }
+
     case 'redeem': {
       const earlier = state?.recent.find((r) => r.requestId === msg.requestId);
       if (earlier) return { state, reply: earlier };

@@ -28,6 +28,7 @@ export const voucherMessages = z.discriminatedUnion('kind', [
       amount: micro,
     })
     .strict(),
+  z.object({ kind: z.literal('revoke'), reason: z.string().max(500).optional() }).strict(),
   z.object({ kind: z.literal('get') }).strict(),
 ]);
 

@@ -109,6 +109,16 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
       ),
     },
     {
+      method: 'GET',
+      path: '/v1/templates/:templateId',
+      doc: { summary: 'A survey template by its versioned id', tag: 'surveys', responses: { 200: 'The template' } },
+      handler: guarded(g, [...readers, 'household'], async (ctx) => {
+        const t = await d.reads.template(ctx.params.templateId ?? '');
+        if (!t) throw new AppError('NOT_FOUND', `no template ${ctx.params.templateId}`);
+        return json(200, t);
+      }),
+    },
+    {
       method: 'POST',
       path: '/v1/surveys/:id/responses',
       doc: {

@@ -17,6 +17,11 @@ export const issueBody = z
 
 export const redeemBody = z.object({ voucherId: resourceId, supplierDid: did, amount, productId: resourceId }).strict();
 
+export const revokeBody = z
+  .object({ reason: z.string().trim().min(1).max(500).optional() })
+  .strict()
+  .default({});
+
 export const voucherListQuery = z
   .object({
     recipientDid: did.optional(),

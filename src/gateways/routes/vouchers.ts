@@ -13,7 +13,7 @@ import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from './guard.js';
 import { pageQuery } from './pagination.js';
 import { requestIdOf } from './request-id.js';
-import { checkDates, issueBody, redeemBody, voucherListQuery } from './voucher-schemas.js';
+import { checkDates, issueBody, redeemBody, revokeBody, voucherListQuery } from './voucher-schemas.js';
 
 export interface VoucherDeps {
   client: ActorClient;
@@ -106,6 +106,21 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
           amount: toMicro(body.amount),
         });
         return json(201, redemptionView(redemption));
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/vouchers/:id/revoke',
+      doc: {
+        summary: 'Revoke an active voucher (implementer)',
+        tag: 'vouchers',
+        body: revokeBody,
+        responses: { 200: 'The voucher, revoked' },
+      },
+      handler: guarded(g, ['implementer', 'admin'], async (ctx) => {
+        const body = await jsonBody(ctx, revokeBody);
+        const v = await d.client.ask<VoucherState>('voucher', ctx.params.id ?? '', { kind: 'revoke', ...body });
+        return json(200, voucherView(v, d.clock()));
       }),
     },
     {
