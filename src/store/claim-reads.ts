@@ -1,5 +1,6 @@
 import type { ClaimState } from '../actors/claim/claim.js';
 import type { Sql } from './db.js';
+import { paged } from './paged.js';
 
 /** Claims straight from their snapshots (claims commit before they reply). */
 export class ClaimReads {
@@ -17,13 +18,17 @@ export class ClaimReads {
     offset: number,
   ): Promise<{ items: ClaimState[]; total: number }> {
     const sql = this.sql;
-    const rows = await sql<{ state: ClaimState; total: string }[]>`
+    const { rows, total } = await paged(
+      (lim, off) => sql<{ state: ClaimState; total: string }[]>`
       SELECT state, count(*) OVER () AS total FROM actor_snapshots
       WHERE type = 'claim'
         ${f.supplierDid ? sql`AND state ->> 'supplierDid' = ${f.supplierDid}` : sql``}
         ${f.voucherId ? sql`AND state ->> 'voucherId' = ${f.voucherId}` : sql``}
       ORDER BY state ->> 'createdAt' DESC, key
-      LIMIT ${limit} OFFSET ${offset}`;
-    return { items: rows.map((r) => r.state), total: rows[0] ? Number(rows[0].total) : 0 };
+      LIMIT ${lim} OFFSET ${off}`,
+      limit,
+      offset,
+    );
+    return { items: rows.map((r) => r.state), total };
   }
 }

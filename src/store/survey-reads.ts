@@ -1,6 +1,7 @@
 import type { SurveyResponse } from '../actors/survey/response-actor.js';
 import type { SurveyState } from '../actors/survey/survey-actor.js';
 import type { Sql } from './db.js';
+import { paged } from './paged.js';
 
 /** Surveys and their responses straight from their snapshots (both commit before replying). */
 export class SurveyReads {
@@ -22,10 +23,14 @@ export class SurveyReads {
   }
 
   async surveys(limit: number, offset: number): Promise<{ items: SurveyState[]; total: number }> {
-    const rows = await this.sql<{ state: SurveyState; total: string }[]>`
+    const { rows, total } = await paged(
+      (lim, off) => this.sql<{ state: SurveyState; total: string }[]>`
       SELECT state, count(*) OVER () AS total FROM actor_snapshots WHERE type = 'survey'
-      ORDER BY state ->> 'createdAt' DESC, key LIMIT ${limit} OFFSET ${offset}`;
-    return { items: rows.map((r) => r.state), total: rows[0] ? Number(rows[0].total) : 0 };
+      ORDER BY state ->> 'createdAt' DESC, key LIMIT ${lim} OFFSET ${off}`,
+      limit,
+      offset,
+    );
+    return { items: rows.map((r) => r.state), total };
   }
 
   async response(id: string): Promise<SurveyResponse | undefined> {
@@ -41,11 +46,15 @@ export class SurveyReads {
     offset: number,
   ): Promise<{ items: SurveyResponse[]; total: number }> {
     const sql = this.sql;
-    const rows = await sql<{ state: SurveyResponse; total: string }[]>`
+    const { rows, total } = await paged(
+      (lim, off) => sql<{ state: SurveyResponse; total: string }[]>`
       SELECT state, count(*) OVER () AS total FROM actor_snapshots
       WHERE type = 'survey-response' AND state ->> 'surveyId' = ${surveyId}
         ${householdId ? sql`AND state ->> 'householdId' = ${householdId}` : sql``}
-      ORDER BY state ->> 'timestamp' DESC, key LIMIT ${limit} OFFSET ${offset}`;
-    return { items: rows.map((r) => r.state), total: rows[0] ? Number(rows[0].total) : 0 };
+      ORDER BY state ->> 'timestamp' DESC, key LIMIT ${lim} OFFSET ${off}`,
+      limit,
+      offset,
+    );
+    return { items: rows.map((r) => r.state), total };
   }
 }

@@ -1,5 +1,6 @@
 import type { Redemption, VoucherState } from '../actors/voucher/messages.js';
 import type { Sql } from './db.js';
+import { paged } from './paged.js';
 
 export interface VoucherFilter {
   recipientDid?: string;
@@ -45,13 +46,17 @@ export class VoucherReads {
     offset: number,
   ): Promise<{ items: Redemption[]; total: number }> {
     const sql = this.sql;
-    const rows = await sql<{ body: Redemption; total: string }[]>`
+    const { rows, total } = await paged(
+      (lim, off) => sql<{ body: Redemption; total: string }[]>`
       SELECT body, count(*) OVER () AS total FROM actor_records
       WHERE actor_type = 'voucher' AND actor_key = ${voucherId} AND kind = 'redemption'
         ${supplierDid ? sql`AND body ->> 'supplierDid' = ${supplierDid}` : sql``}
       ORDER BY split_part(msg_id, '-', 1)::numeric, split_part(msg_id, '-', 2)::numeric, record_id
-      LIMIT ${limit} OFFSET ${offset}`;
-    return { items: rows.map((r) => r.body), total: rows[0] ? Number(rows[0].total) : 0 };
+      LIMIT ${lim} OFFSET ${off}`,
+      limit,
+      offset,
+    );
+    return { items: rows.map((r) => r.body), total };
   }
 
   async list(
@@ -70,14 +75,18 @@ export class VoucherReads {
           : f.status
             ? sql`AND state ->> 'status' = ${f.status}`
             : sql``;
-    const rows = await sql<{ state: VoucherState; total: string }[]>`
+    const { rows, total } = await paged(
+      (lim, off) => sql<{ state: VoucherState; total: string }[]>`
       SELECT state, count(*) OVER () AS total FROM actor_snapshots
       WHERE type = 'voucher'
         ${f.recipientDid ? sql`AND state ->> 'recipientDid' = ${f.recipientDid}` : sql``}
         ${f.emissionCertificateId ? sql`AND state ->> 'emissionCertificateId' = ${f.emissionCertificateId}` : sql``}
         ${status}
       ORDER BY state ->> 'createdAt' DESC, key
-      LIMIT ${limit} OFFSET ${offset}`;
-    return { items: rows.map((r) => r.state), total: rows[0] ? Number(rows[0].total) : 0 };
+      LIMIT ${lim} OFFSET ${off}`,
+      limit,
+      offset,
+    );
+    return { items: rows.map((r) => r.state), total };
   }
 }

@@ -93,6 +93,7 @@ describe('claims (spec 000)', () => {
         'CLAIM_PROOF_INVALID',
       ],
       ['rule 1: a proof that is not a JWS', () => claim(fresh, 'not-a-jws'), 400, 'CLAIM_PROOF_INVALID'],
+      ['rule 1: a JWS whose header is null', () => claim(fresh, 'bnVsbA.e30.AAAA'), 400, 'CLAIM_PROOF_INVALID'],
       [
         'rule 2: a credential type outside the plan',
         () => claim(fresh, compactJws(s.supplier, { redemptionId: fresh }), 'SelfieCredential'),

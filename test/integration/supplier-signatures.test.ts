@@ -80,6 +80,19 @@ describe('supplier strong authentication (RFC 9421 message signatures)', () => {
     expect(replay.body.error.code).toBe('SIGNATURE_REPLAYED');
   });
 
+  it('covers the query: a signed query cannot be changed in transit', async () => {
+    const signed = signatureHeaders(supplier, 'GET', '/v1/claims?limit=5', '', now());
+    expect((await a.call('GET', '/v1/claims?limit=5', { key, headers: signed })).status).toBe(200);
+    const other = signatureHeaders(supplier, 'GET', '/v1/claims?limit=5', '', now());
+    const tampered = await a.call('GET', '/v1/claims?limit=50', { key, headers: other });
+    expect(tampered.status).toBe(401);
+    expect(tampered.body.error.code).toBe('SIGNATURE_INVALID');
+    const uncovered = signatureHeaders(supplier, 'GET', '/v1/claims', '', now());
+    expect((await a.call('GET', '/v1/claims?limit=5', { key, headers: uncovered })).body.error.message).toMatch(
+      /must cover @query/,
+    );
+  });
+
   it('does not ask other roles for a signature', async () => {
     expect((await a.call('GET', '/v1/vouchers')).status).toBe(200);
   });

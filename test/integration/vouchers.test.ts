@@ -216,6 +216,18 @@ describe('vouchers (spec 000)', () => {
       ['unknown field', issue('cert-2', { bonus: 1 }), 400, 'VALIDATION_FAILED'],
       ['value as a string', issue('cert-2', { value: '500' }), 400, 'VALIDATION_FAILED'],
       [
+        'a lone surrogate (not UTF-16, Postgres refuses it)',
+        issue('cert-2', { attributes: { batchId: '\ud800', issuanceDate: '2026-06-01', expiryDate: '2026-12-31' } }),
+        400,
+        'VALIDATION_FAILED',
+      ],
+      [
+        'nesting 40 levels deep',
+        issue('cert-2', { extra: JSON.parse('['.repeat(40) + ']'.repeat(40)) }),
+        400,
+        'VALIDATION_FAILED',
+      ],
+      [
         'a NUL character (Postgres cannot store it)',
         issue('cert-2', { attributes: { batchId: 'b\u0000', issuanceDate: '2026-06-01', expiryDate: '2026-12-31' } }),
         400,
@@ -363,6 +375,55 @@ describe('vouchers (spec 000)', () => {
     });
   });
 
+  describe('review regressions', () => {
+    it('accepts every amount with at most 6 decimals, large ones included (16384.01)', async () => {
+      await a.call('POST', '/v1/certificates', {
+        key: implementerKey,
+        body: certificate('cert-big', { verifiedReduction: 16384.01 }),
+      });
+      const r = await a.call('POST', '/v1/vouchers/issue', {
+        key: implementerKey,
+        body: issue('cert-big', { value: 16384.01 }),
+      });
+      expect(r.status).toBe(201);
+      expect(r.body.value).toBe(16384.01);
+    });
+
+    it('never takes a client X-Request-Id for a retry: two redemptions with one header both apply', async () => {
+      const id = (await a.call('GET', '/v1/vouchers?emissionCertificateId=cert-big', { key: implementerKey })).body
+        .items[0].id;
+      const headers = { 'x-request-id': 'same-request-id' };
+      const one = await a.call('POST', '/v1/vouchers/redeem', { key: supplierKey, body: redeem(id, 1), headers });
+      const two = await a.call('POST', '/v1/vouchers/redeem', { key: supplierKey, body: redeem(id, 2), headers });
+      expect([one.status, two.status]).toEqual([201, 201]);
+      expect(two.body.id).not.toBe(one.body.id);
+      expect(two.body.remainingBalance).toBe(16381.01); // exact: amounts are micro-units inside
+    });
+
+    it('keeps a refused answer under its Idempotency-Key (a 409 stays a 409)', async () => {
+      const id = (await a.call('GET', '/v1/vouchers?emissionCertificateId=cert-big', { key: implementerKey })).body
+        .items[0].id;
+      const headers = { 'idempotency-key': 'too-much' };
+      const first = await a.call('POST', '/v1/vouchers/redeem', { key: supplierKey, body: redeem(id, 99999), headers });
+      expect(first.body.error.code).toBe('INSUFFICIENT_BALANCE');
+      const replay = await a.call('POST', '/v1/vouchers/redeem', {
+        key: supplierKey,
+        body: redeem(id, 99999),
+        headers,
+      });
+      expect(replay.status).toBe(409);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      const changed = await a.call('POST', '/v1/vouchers/redeem', { key: supplierKey, body: redeem(id, 1), headers });
+      expect(changed.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    });
+
+    it('reports the total even past the last page', async () => {
+      const r = await a.call('GET', '/v1/vouchers?offset=1000', { key: implementerKey });
+      expect(r.body.items).toEqual([]);
+      expect(r.body.total).toBeGreaterThan(0);
+    });
+  });
+
   describe('reads', () => {
     it('shows a household only its own vouchers', async () => {
       const own = await a.call('GET', '/v1/vouchers', { key: householdKey });
@@ -380,7 +441,7 @@ describe('vouchers (spec 000)', () => {
       const byCert = await a.call('GET', '/v1/vouchers?emissionCertificateId=cert-1', { key: implementerKey });
       expect(byCert.body.items).toHaveLength(1);
       const page = await a.call('GET', '/v1/vouchers?limit=1&offset=1', { key: implementerKey });
-      expect(page.body).toMatchObject({ limit: 1, offset: 1, total: 4 });
+      expect(page.body).toMatchObject({ limit: 1, offset: 1, total: 5 });
       expect(page.body.items).toHaveLength(1);
       expect((await a.call('GET', '/v1/vouchers?status=lost', { key: implementerKey })).status).toBe(400);
     });

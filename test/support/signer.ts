@@ -22,12 +22,24 @@ export function signatureHeaders(
   overrides: { keyid?: string; components?: string[] } = {},
 ): Record<string, string> {
   const digest = contentDigest(Buffer.from(body));
-  const components = overrides.components ?? ['@method', '@path', ...(method === 'GET' ? [] : ['content-digest'])];
+  const [pathOnly = '', query = ''] = path.split('?');
+  const components = overrides.components ?? [
+    '@method',
+    '@path',
+    ...(query ? ['@query'] : []),
+    ...(method === 'GET' ? [] : ['content-digest']),
+  ];
   // Ed25519 is deterministic: the nonce keeps two identical requests in one second distinguishable.
   const nonce = randomBytes(12).toString('base64url');
   const params = `(${components.map((c) => `"${c}"`).join(' ')});created=${created};keyid="${overrides.keyid ?? s.did}";alg="ed25519";nonce="${nonce}"`;
   const lines = components.map((c) =>
-    c === '@method' ? `"@method": ${method}` : c === '@path' ? `"@path": ${path.split('?')[0]}` : `"${c}": ${digest}`,
+    c === '@method'
+      ? `"@method": ${method}`
+      : c === '@path'
+        ? `"@path": ${pathOnly}`
+        : c === '@query'
+          ? `"@query": ?${query}`
+          : `"${c}": ${digest}`,
   );
   const base = [...lines, `"@signature-params": ${params}`].join('\n');
   const signature = sign(null, Buffer.from(base), s.privateKey).toString('base64');

@@ -172,7 +172,8 @@ function answerProblem(q: Question, a: unknown): string | undefined {
   }
   if (!Array.isArray(a) || a.length === 0) return 'must be a non-empty array of options';
   const bad = a.filter((x) => typeof x !== 'string' || !q.options.includes(x));
-  if (bad.length) return `not an option: ${bad.map(String).join(', ')}`;
+  if (bad.length)
+    return `not an option: ${bad.map((x) => (typeof x === 'string' ? x.slice(0, 64) : typeof x)).join(', ')}`;
   if (new Set(a).size !== a.length) return 'an option is repeated';
   return undefined;
 }

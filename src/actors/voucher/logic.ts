@@ -32,7 +32,15 @@ export function decideVoucher(
 
     case 'issue': {
       // A retry of the request that issued it (after a timeout) gets the same answer.
-      if (state?.issueRequestId === msg.requestId) return { state, reply: issued(state) };
+      if (state?.issueRequestId === msg.requestId) {
+        const same = state.recipientDid === msg.recipientDid && state.value === msg.value;
+        return same
+          ? { state, reply: issued(state) }
+          : {
+              state,
+              rejection: reject('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for a different issue'),
+            };
+      }
       if (state) {
         return {
           state,
@@ -77,7 +85,18 @@ export function decideVoucher(
 
     case 'redeem': {
       const earlier = state?.recent.find((r) => r.requestId === msg.requestId);
-      if (earlier) return { state, reply: earlier };
+      if (earlier) {
+        const same =
+          earlier.supplierDid === msg.supplierDid &&
+          earlier.amount === msg.amount &&
+          earlier.productId === msg.productId;
+        return same
+          ? { state, reply: earlier }
+          : {
+              state,
+              rejection: reject('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for a different redemption'),
+            };
+      }
       if (!state) return { state, rejection: reject('VOUCHER_NOT_FOUND', `no voucher ${ctx.key}`) };
       if (state.status !== 'active') {
         return { state, rejection: reject('VOUCHER_NOT_ACTIVE', `voucher ${state.id} is ${state.status}`) };

@@ -21,7 +21,9 @@ export function verifyCompactJws(jws: string, publicKey: string): VerifiedJws | 
   } catch {
     return undefined;
   }
-  if (header.alg !== 'EdDSA' || typeof payload !== 'object' || payload === null) return undefined;
+  if (typeof header !== 'object' || header === null || typeof payload !== 'object' || payload === null)
+    return undefined;
+  if (header.alg !== 'EdDSA') return undefined;
   const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey }, format: 'jwk' });
   const ok = verify(null, Buffer.from(`${h}.${p}`), key, Buffer.from(s, 'base64url'));
   return ok ? { header, payload } : undefined;

@@ -3,12 +3,15 @@ import { AppError } from '../../errors/index.js';
 
 /**
  * HTTP Message Signatures (RFC 9421) as hearth requires them of suppliers: Ed25519 over
- * `"@method"`, `"@path"` and, for requests with a body, `"content-digest"` (RFC 9530,
- * `sha-256=:<base64>:`), with a `created` time and the supplier's DID as `keyid`.
+ * `"@method"`, `"@path"`, `"@query"` when there is a query, and, for every method but GET,
+ * `"content-digest"` (RFC 9530, `sha-256=:<base64>:`), with a `created` time and the
+ * supplier's DID as `keyid`.
  */
 export interface SignedRequest {
   method: string;
   path: string;
+  /** The query string without `?` (empty when none). */
+  query: string;
   headers: Readonly<Record<string, string>>;
   body: Buffer;
 }
@@ -58,6 +61,7 @@ export function signatureBase(req: SignedRequest, components: readonly string[],
   const lines = components.map((c) => {
     if (c === '@method') return `"@method": ${req.method.toUpperCase()}`;
     if (c === '@path') return `"@path": ${req.path}`;
+    if (c === '@query') return `"@query": ?${req.query}`;
     const value = req.headers[c];
     if (value === undefined) throw fail(`the covered header ${c} is missing`);
     return `"${c}": ${value.trim()}`;
@@ -78,7 +82,12 @@ export interface VerifyOptions {
 /** Checks everything but replay; returns the parsed signature (its bytes identify it for replay checks). */
 export function verifyMessageSignature(req: SignedRequest, o: VerifyOptions): ParsedSignature {
   const s = parseSignature(req.headers);
-  const needed = ['@method', '@path', ...(req.body.length > 0 || req.method !== 'GET' ? ['content-digest'] : [])];
+  const needed = [
+    '@method',
+    '@path',
+    ...(req.query ? ['@query'] : []),
+    ...(req.body.length > 0 || req.method !== 'GET' ? ['content-digest'] : []),
+  ];
   const missing = needed.filter((c) => !s.components.includes(c));
   if (missing.length) throw fail(`it must cover ${missing.join(', ')}`);
   if (s.params.alg !== undefined && s.params.alg !== 'ed25519') throw fail('alg must be ed25519');

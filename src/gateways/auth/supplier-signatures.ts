@@ -29,7 +29,7 @@ export class SupplierSignatures {
     if (!supplier) throw new AppError('SIGNATURE_INVALID', 'no supplier is registered for the DID of this key');
     const body = await ctx.body();
     const parsed = verifyMessageSignature(
-      { method: ctx.method, path: ctx.path, headers: ctx.headers, body },
+      { method: ctx.method, path: ctx.path, query: ctx.rawQuery, headers: ctx.headers, body },
       { did: who.did, publicKey: supplier.publicKey, now: this.clock(), maxSkewSeconds: MAX_SKEW_SECONDS },
     );
     const digest = createHash('sha256').update(parsed.signature).digest('hex');

@@ -8,6 +8,8 @@ export interface HttpContext {
   readonly path: string;
   readonly route: string;
   readonly query: URLSearchParams;
+  /** The query string as sent, without `?` (empty when none). */
+  readonly rawQuery: string;
   readonly params: Readonly<Record<string, string>>;
   /** Lower-case header names. */
   readonly headers: Readonly<Record<string, string>>;
@@ -48,7 +50,36 @@ export async function jsonBody<S extends z.ZodType>(ctx: HttpContext, schema: S)
   } catch {
     throw new AppError('INVALID_JSON', 'the body is not valid JSON');
   }
+  const problem = unsafeJson(data, 0);
+  if (problem) throw new AppError('VALIDATION_FAILED', `the body is refused: ${problem}`);
   return parseWith(schema, data, 'body');
+}
+
+const MAX_JSON_DEPTH = 32;
+
+/**
+ * What no schema should have to think about: nesting deeper than 32 levels, strings that are
+ * not well-formed UTF-16 (a lone surrogate, which PostgreSQL refuses), and `__proto__` keys
+ * (which object building silently drops).
+ */
+function unsafeJson(value: unknown, depth: number): string | undefined {
+  if (depth > MAX_JSON_DEPTH) return `nesting deeper than ${MAX_JSON_DEPTH} levels`;
+  if (typeof value === 'string') return value.isWellFormed() ? undefined : 'a string with a lone surrogate';
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const p = unsafeJson(v, depth + 1);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '__proto__') return 'a key named __proto__';
+      const p = unsafeJson(k, depth + 1) ?? unsafeJson(v, depth + 1);
+      if (p) return p;
+    }
+  }
+  return undefined;
 }
 
 export function parseWith<S extends z.ZodType>(schema: S, data: unknown, where: string): z.infer<S> {

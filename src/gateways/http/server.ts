@@ -93,6 +93,7 @@ export class HttpServer {
       path,
       route,
       query: new URLSearchParams(rawQuery),
+      rawQuery,
       params: match.kind === 'found' ? match.params : {},
       headers,
       reqId,

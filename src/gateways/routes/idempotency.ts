@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { AppError } from '../../errors/index.js';
+import { AppError, isAppError } from '../../errors/index.js';
 import type { Sql } from '../../store/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { HttpContext } from '../http/context.js';
-import type { Reply } from '../http/reply.js';
+import { json, type Reply } from '../http/reply.js';
 
 const keyShape = /^[A-Za-z0-9._:-]{1,255}$/;
 
@@ -11,7 +11,7 @@ const keyShape = /^[A-Za-z0-9._:-]{1,255}$/;
  * `Idempotency-Key` on a POST: the first request with a key runs and its answer is kept (per API
  * key, for the life of the row); the same key with the same method, path and body replays that
  * answer with `Idempotent-Replayed: true`; with another request it is refused (409). A 5xx or a
- * timeout is not kept, so the client can retry with the same key.
+ * timeout is not kept, so the client can retry with the same key; a 4xx refusal is kept.
  */
 export class IdempotencyStore {
   constructor(private readonly sql: Sql) {}
@@ -27,13 +27,17 @@ export class IdempotencyStore {
     const [claimed] = await this.sql<{ key: string }[]>`
       INSERT INTO idempotency_keys (owner, key, request_hash) VALUES (${who.keyId}, ${key}, ${hash})
       ON CONFLICT DO NOTHING RETURNING key`;
-    if (!claimed) return this.replay(who.keyId, key, hash);
+    if (!claimed) return this.replay(who.keyId, key, hash, () => this.run(ctx, who, handler));
     let reply: Reply;
     try {
       reply = await handler();
     } catch (err) {
-      await this.forget(who.keyId, key);
-      throw err;
+      // A refusal (4xx) is an answer like any other and is kept; anything else may be retried.
+      if (!(isAppError(err) && err.status < 500)) {
+        await this.forget(who.keyId, key);
+        throw err;
+      }
+      reply = json(err.status, { error: err.toJSON() });
     }
     if (reply.status >= 500) await this.forget(who.keyId, key);
     else {
@@ -44,9 +48,17 @@ export class IdempotencyStore {
     return reply;
   }
 
-  private async replay(owner: string, key: string, hash: string): Promise<Reply> {
-    const [row] = await this.sql<{ request_hash: string; status: number | null; body: string | null }[]>`
-      SELECT request_hash, status, body FROM idempotency_keys WHERE owner = ${owner} AND key = ${key}`;
+  private async replay(owner: string, key: string, hash: string, again: () => Promise<Reply>): Promise<Reply> {
+    const [row] = await this.sql<
+      { request_hash: string; status: number | null; body: string | null; stale: boolean }[]
+    >`
+      SELECT request_hash, status, body, created_at < now() - interval '2 minutes' AS stale
+      FROM idempotency_keys WHERE owner = ${owner} AND key = ${key}`;
+    // A first request whose process died never finished: after two minutes its claim lapses.
+    if (row && row.status === null && row.stale) {
+      await this.sql`DELETE FROM idempotency_keys WHERE owner = ${owner} AND key = ${key} AND status IS NULL`;
+      return again();
+    }
     if (!row)
       throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key just failed; retry it');
     if (row.request_hash !== hash) {

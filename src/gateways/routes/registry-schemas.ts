@@ -64,7 +64,7 @@ export const amount = z
   .number()
   .positive()
   .max(1e9)
-  .refine((n) => Math.abs(Math.round(n * 1e6) - n * 1e6) < 1e-6, 'has more than 6 decimal places');
+  .refine((n) => Math.round(n * 1e6) / 1e6 === n, 'has more than 6 decimal places');
 
 export const certificateCreate = z
   .object({

@@ -2,8 +2,6 @@ import { z } from 'zod';
 import { surveyTypes } from '../../actors/survey/template.js';
 import { did } from './registry-schemas.js';
 
-const fraction = z.number().gt(0).lt(1);
-
 export const surveyCreate = z
   .object({
     type: z.enum(surveyTypes),
@@ -20,10 +18,10 @@ export const surveyCreate = z
       .object({
         method: z.enum(['stratified', 'random', 'systematic', 'cluster']),
         size: z.number().int().min(1).max(10_000_000),
-        confidence: fraction,
+        confidence: z.number().min(0.5).max(0.9999),
         population: z.number().int().min(1).max(1_000_000_000).optional(),
-        marginOfError: fraction.optional(),
-        proportion: fraction.optional(),
+        marginOfError: z.number().min(0.001).max(0.5).optional(),
+        proportion: z.number().min(0.01).max(0.99).optional(),
       })
       .strict(),
   })

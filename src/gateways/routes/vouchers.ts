@@ -97,7 +97,15 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
         // flight is answered by the voucher, which remembers its latest requests.
         const requestId = requestIdOf(ctx, who);
         const applied = ctx.headers['idempotency-key'] ? await d.reads.redemptionByRequest(requestId) : undefined;
-        if (applied && applied.voucherId === body.voucherId) return json(201, redemptionView(applied));
+        if (applied) {
+          const same =
+            applied.voucherId === body.voucherId &&
+            applied.amount === toMicro(body.amount) &&
+            applied.productId === body.productId;
+          if (!same)
+            throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for a different redemption');
+          return json(201, redemptionView(applied));
+        }
         const redemption = await d.client.ask<Redemption>('voucher', body.voucherId, {
           kind: 'redeem',
           requestId,
