@@ -12,6 +12,8 @@ import type { ActorDefinition } from './types.js';
 export interface Applied {
   /** Every entry id to acknowledge once committed (deleted and dead-lettered ones included). */
   ids: string[];
+  /** The entries that were applied (for dead-lettering them if their commit is refused). */
+  entries: MailboxEntry[];
   outcome: BatchOutcome;
   dead: PoisonMessage[];
 }
@@ -24,7 +26,7 @@ export interface BatchDeps {
   options: { maxDeliveries: number };
 }
 
-function failedReply(p: PoisonMessage): OutgoingReply {
+export function failedReply(p: PoisonMessage): OutgoingReply {
   const body = { code: 'ACTOR_FAILED', message: 'the actor could not process this message; it was dead-lettered' };
   return { stream: p.entry.reply, corr: p.entry.corr, ok: false, body: JSON.stringify(body) };
 }
@@ -74,7 +76,7 @@ export async function applyToPartition(
     for (const p of dead) d.log.error({ msgId: p.entry.id, key: p.entry.key, err: p.error }, 'message dead-lettered');
   }
   if (outcome.duplicates > 0) d.metrics.redeliveriesSkipped.inc({ type: d.def.type }, outcome.duplicates);
-  return { ids: [...deletedIds, ...entries.map((e) => e.id)], outcome, dead };
+  return { ids: [...deletedIds, ...entries.map((e) => e.id)], entries: live, outcome, dead };
 }
 
 /** Folds several batches of one partition into one commit: newest state per key, all rows, all ids. */
@@ -82,11 +84,13 @@ export function mergeApplied(batches: readonly Applied[]): Applied {
   if (batches.length === 1) return batches[0]!;
   const merged: Applied = {
     ids: [],
+    entries: [],
     dead: [],
     outcome: { dirty: new Map(), outbox: [], records: [], replies: [], poison: [], duplicates: 0 },
   };
   for (const b of batches) {
     merged.ids.push(...b.ids);
+    merged.entries.push(...b.entries);
     merged.dead.push(...b.dead);
     for (const [k, s] of b.outcome.dirty) merged.outcome.dirty.set(k, s);
     merged.outcome.outbox.push(...b.outcome.outbox);

@@ -4,7 +4,7 @@ import type { Metrics } from '../../metrics.js';
 import { FencedError, type BatchCommit, type SnapshotStore } from '../../store/snapshot-store.js';
 import { Backoff, sleep } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
-import { applyToPartition, mergeApplied, type Applied } from './partition-batch.js';
+import { applyToPartition, failedReply, mergeApplied, type Applied } from './partition-batch.js';
 import { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
 
@@ -63,6 +63,15 @@ interface Owned {
   unflushedSince: number;
 }
 
+/** Rounds read one entry at a time after a data error (see {@link TypeWorker.isolating}). */
+const ISOLATION_ROUNDS = 50;
+
+/** Postgres refused the data itself (SQLSTATE class 22 data exception, 23 integrity): retrying the same batch cannot help. */
+function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^2[23]/.test(code);
+}
+
 /** Rounds applied ahead of their commit (one committing, one forming behind it). */
 const MAX_AHEAD = 2;
 
@@ -85,6 +94,11 @@ export class TypeWorker {
   private ahead: Array<Promise<void>> = [];
   private tail: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
+  /**
+   * Rounds still to read one entry per partition, after a commit that Postgres refused for its
+   * data: alone in its batch, the offending entry is found and dead-lettered.
+   */
+  private isolating = 0;
   private lastTrim = 0;
 
   constructor(private readonly d: TypeWorkerDeps) {}
@@ -165,7 +179,10 @@ export class TypeWorker {
         await this.prepareNew();
         this.throwIfFailed();
         const read = await this.read();
-        if (read.size > 0) await this.round(read);
+        if (read.size > 0) {
+          await this.round(read);
+          if (this.isolating > 0) this.isolating--;
+        }
         await this.flushDue(false);
         await this.maybeTrim();
         backoff.reset();
@@ -188,6 +205,7 @@ export class TypeWorker {
     const cause = this.failure ?? err;
     this.failure = undefined;
     this.blockedId = undefined;
+    if (isDataError(cause)) this.isolating = ISOLATION_ROUNDS;
     const delay = backoff.next();
     this.d.log.warn({ err: cause instanceof Error ? cause.message : String(cause), retryInMs: delay }, 'round failed');
     for (const o of this.owned.values()) {
@@ -245,7 +263,7 @@ export class TypeWorker {
       this.d.group,
       this.d.workerId,
       cursors,
-      this.d.options.batch,
+      this.isolating > 0 ? 1 : this.d.options.batch,
       Math.max(1, Math.floor(Math.min(this.blockFor(), leaseLeft))),
     );
     const out = new Map<Owned, RawEntry[]>();
@@ -330,6 +348,28 @@ export class TypeWorker {
         settles.push(this.settle(o, a, reply));
       } else if (r.reason instanceof FencedError) {
         this.lose(o, r.reason.message);
+      } else if (this.isolating > 0 && isDataError(r.reason) && a.entries.length === 1) {
+        // Alone in its batch, this entry is what Postgres refuses: set it aside, answer its
+        // asker, and replay the rest (applied on top of its state) from the pending list.
+        const dead = a.entries.map((entry) => ({
+          entry,
+          error: `refused by PostgreSQL: ${String((r.reason as Error).message)}`,
+        }));
+        settles.push(
+          o.ops.settle(
+            a.ids,
+            dead.filter((p) => p.entry.reply).map(failedReply),
+            dead,
+            this.d.deadStream,
+            this.d.workerId,
+          ),
+        );
+        this.d.metrics.deadLettered.inc({ type }, dead.length);
+        this.d.log.error(
+          { partition: o.partition, msgId: a.entries[0]?.id, err: String(r.reason) },
+          'message dead-lettered',
+        );
+        failure ??= new Error('replaying after a dead-lettered entry');
       } else {
         failure ??= r.reason instanceof Error ? r.reason : new Error(String(r.reason));
       }
