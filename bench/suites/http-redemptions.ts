@@ -1,0 +1,137 @@
+import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { didKeyFromEd25519 } from '../../src/gateways/auth/did-key.js';
+import { contentDigest } from '../../src/gateways/auth/message-signature.js';
+import { startChild } from '../lib/child.js';
+import type { BenchEnv } from '../lib/env.js';
+import { closedLoop, type LevelResult } from '../lib/measure.js';
+
+const mainScript = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+const adminKey = randomBytes(32).toString('hex');
+
+interface Supplier {
+  did: string;
+  key: KeyObject;
+  apiKey: string;
+}
+
+/** RFC 9421 headers, as a supplier's client would send them. */
+function signed(s: Supplier, path: string, body: string): Record<string, string> {
+  const digest = contentDigest(Buffer.from(body));
+  const params = `("@method" "@path" "content-digest");created=${Math.floor(Date.now() / 1000)};keyid="${s.did}";alg="ed25519";nonce="${randomBytes(9).toString('base64url')}"`;
+  const base = `"@method": POST\n"@path": ${path}\n"content-digest": ${digest}\n"@signature-params": ${params}`;
+  return {
+    authorization: `Bearer ${s.apiKey}`,
+    'content-type': 'application/json',
+    'content-digest': digest,
+    'signature-input': `sig1=${params}`,
+    signature: `sig1=:${sign(null, Buffer.from(base), s.key).toString('base64')}:`,
+  };
+}
+
+/**
+ * Redemptions through the whole HTTP stack (gateway process → worker process): API key,
+ * supplier signature, registry look-ups, the voucher actor, the commit. On 10,000 distinct
+ * vouchers and on one hot voucher.
+ */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function httpRedemptions(
+  env: BenchEnv,
+  concurrency: number,
+  vouchers: number,
+): Promise<{ spread: LevelResult; hot: LevelResult }> {
+  const port = await freePort();
+  // Request logs stay off (warn): at info every request would write a line the bench must read.
+  const gateway = startChild(
+    mainScript,
+    {
+      ROLE: 'gateway',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      HEARTH_ADMIN_KEY: adminKey,
+      DATABASE_URL: env.databaseUrl,
+      DATABASE_SCHEMA: env.schema,
+      REDIS_URL: env.redisUrl,
+      REDIS_PREFIX: env.prefix,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+    },
+    () => false,
+  );
+  gateway.ready.catch(() => undefined); // readiness is polled on /health instead
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      const up = await fetch(`${base}/health`)
+        .then((r) => r.ok)
+        .catch(() => false);
+      if (up) break;
+      if (i > 100) throw new Error('the gateway did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const post = async (
+      path: string,
+      body: unknown,
+      headers: Record<string, string> = { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+    ) => {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers,
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const did = didKeyFromEd25519(publicKey.export({ format: 'der', type: 'spki' }).subarray(-32));
+    const apiKey = String((await post('/v1/api-keys', { role: 'supplier', did })).body.key);
+    const supplier: Supplier = { did, key: privateKey, apiKey };
+    await post('/v1/suppliers', { did, name: 'Bench supplier', authorized: true });
+    await post('/v1/products', { id: 'stove', name: 'Stove', approved: true });
+    await post('/v1/households', { did: 'did:key:zbenchhousehold' });
+    const plan = { approvedProducts: ['stove'], acceptedCredentialTypes: ['Delivery'], claimWindowDays: 30 };
+    const ids: string[] = [];
+    for (let start = 0; start <= vouchers; start += 200) {
+      const batch = Array.from({ length: Math.min(200, vouchers + 1 - start) }, (_, i) => `http-${start + i}`);
+      const issued = await Promise.all(
+        batch.map(async (cert) => {
+          await post('/v1/certificates', {
+            id: cert,
+            projectId: 'did:ixo:bench',
+            verifiedReduction: 1e9,
+            status: 'verified',
+            monitoringPlan: plan,
+          });
+          const r = await post('/v1/vouchers/issue', {
+            recipientDid: 'did:key:zbenchhousehold',
+            emissionCertificateId: cert,
+            value: 1e9,
+            attributes: { batchId: 'bench', issuanceDate: '2026-01-01', expiryDate: '2099-12-31' },
+          });
+          return String(r.body.id);
+        }),
+      );
+      ids.push(...issued);
+    }
+    const hot = ids.pop()!;
+    const redeem = async (voucherId: string): Promise<void> => {
+      const body = JSON.stringify({ voucherId, supplierDid: did, amount: 1, productId: 'stove' });
+      const r = await post('/v1/vouchers/redeem', body, signed(supplier, '/v1/vouchers/redeem', body));
+      if (r.status !== 201) throw new Error(`redeem answered ${r.status}`);
+    };
+    const spread = await closedLoop(concurrency, env.seconds * 1000, (w, i) =>
+      redeem(ids[(i * 7919 + w * 104729) % ids.length]!),
+    );
+    const hotResult = await closedLoop(concurrency, env.seconds * 1000, () => redeem(hot));
+    return { spread, hot: hotResult };
+  } finally {
+    await gateway.stop();
+  }
+}
