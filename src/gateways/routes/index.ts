@@ -30,13 +30,14 @@ export interface ProductDeps {
 
 export function productRoutes({ sql, redis, keys: redisKeys, apiKeys: keys, client, clock }: ProductDeps): RouteSpec[] {
   const households = new Registry(sql, householdTable);
-  const suppliers = new Registry(sql, supplierTable);
+  // Read on every redemption and supplier request: kept 2 s (changes elsewhere show within that).
+  const suppliers = new Registry(sql, supplierTable, 2_000);
   const g = {
     keys,
     idempotency: new IdempotencyStore(sql),
     signatures: new SupplierSignatures(suppliers, redis, (d) => redisKeys.seenSignature(d), clock),
   };
-  const products = new Registry(sql, productTable);
+  const products = new Registry(sql, productTable, 2_000);
   const certificates = new Registry(sql, certificateTable);
   const vouchers = new VoucherReads(sql);
   const staff = ['admin', 'implementer'] as const;

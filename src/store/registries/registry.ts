@@ -24,9 +24,16 @@ export interface Page<T> {
 type Row = Record<string, unknown>;
 
 export class Registry<T extends object> {
+  private readonly cache = new Map<string, { record: T | undefined; at: number }>();
+
   constructor(
     private readonly sql: Sql,
     private readonly spec: RegistryTable<T>,
+    /**
+     * How long `get` may answer from memory, ms (0: never). Hot paths read suppliers and
+     * products on every redemption; a change made through another gateway shows after this.
+     */
+    private readonly cacheMs = 0,
   ) {}
 
   private get idColumn(): string {
@@ -56,18 +63,32 @@ export class Registry<T extends object> {
   /** Inserts; resolves to undefined when the id is taken. */
   async create(record: T): Promise<T | undefined> {
     const row = this.toRow(record);
+    this.cache.clear();
     const [created] = await this.sql<Row[]>`
       INSERT INTO ${this.sql(this.spec.table)} ${this.sql(row)} ON CONFLICT DO NOTHING RETURNING *`;
     return created ? this.fromRow(created) : undefined;
   }
 
   async get(id: string): Promise<T | undefined> {
+    if (this.cacheMs > 0) {
+      const hit = this.cache.get(id);
+      if (hit && Date.now() - hit.at < this.cacheMs) return hit.record;
+      const record = await this.read(id);
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(id, { record, at: Date.now() });
+      return record;
+    }
+    return this.read(id);
+  }
+
+  private async read(id: string): Promise<T | undefined> {
     const [row] = await this.sql<Row[]>`
       SELECT * FROM ${this.sql(this.spec.table)} WHERE ${this.sql(this.idColumn)} = ${id}`;
     return row ? this.fromRow(row) : undefined;
   }
 
   async update(id: string, patch: Partial<T>): Promise<T | undefined> {
+    this.cache.delete(id);
     const row = { ...this.toRow(patch), updated_at: new Date() };
     const [updated] = await this.sql<Row[]>`
       UPDATE ${this.sql(this.spec.table)} SET ${this.sql(row)}
