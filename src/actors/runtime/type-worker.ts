@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import { FencedError, type BatchCommit, type SnapshotStore } from '../../store/snapshot-store.js';
+import type { BatchCommit, SnapshotStore } from '../../store/snapshot-store.js';
 import { Backoff, sleep } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
-import { applyToPartition, failedReply, mergeApplied, type Applied } from './partition-batch.js';
+import { applyToPartition, mergeApplied, type Applied } from './partition-batch.js';
+import { commitRound, isDataError, type Owned } from './round-commit.js';
 import { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
 
@@ -43,34 +44,8 @@ export interface TypeWorkerDeps {
   onLost: (partition: number, reason: string) => void;
 }
 
-interface Owned {
-  partition: number;
-  epoch: number;
-  ops: MailboxOps;
-  cache: SlotCache;
-  /** `'>'` for new entries; otherwise the id after which this consumer's pending history is read. */
-  cursor: string;
-  prepared: boolean;
-  lost: boolean;
-  /** performance.now() until which the lease surely holds; no read is issued past it. */
-  validUntil: number;
-  /** Entries claimed from failed owners (their takeover count is forgotten once acknowledged). */
-  claimed: Set<string>;
-  /** Claimed entries past MAX_DELIVERIES takeovers: dead-lettered unless already applied. */
-  poisonIds: Set<string>;
-  /** Write-behind only: applied, replied, not yet committed. */
-  unflushed: Applied[];
-  unflushedSince: number;
-}
-
 /** Rounds read one entry at a time after a data error (see {@link TypeWorker.isolating}). */
 const ISOLATION_ROUNDS = 50;
-
-/** Postgres refused the data itself (SQLSTATE class 22 data exception, 23 integrity): retrying the same batch cannot help. */
-function isDataError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^2[23]/.test(code);
-}
 
 /** Rounds applied ahead of their commit (one committing, one forming behind it). */
 const MAX_AHEAD = 2;
@@ -315,80 +290,14 @@ export class TypeWorker {
     this.ahead.push(this.tail);
   }
 
-  /** Commits each partition's batches together (one statement via the group committer). */
-  private async commitAndSettle(batches: Array<[Owned, Applied]>, reply: boolean): Promise<void> {
+  /** Commits a round's partition batches together (one statement via the group committer). */
+  private commitAndSettle(batches: Array<[Owned, Applied]>, reply: boolean): Promise<void> {
     this.throwIfFailed();
-    const type = this.d.def.type;
-    const started = performance.now();
-    const results = await Promise.allSettled(
-      batches.map(([o, a]) =>
-        o.lost
-          ? Promise.reject(new FencedError('partition already lost'))
-          : this.d.commit({
-              type,
-              partition: o.partition,
-              epoch: o.epoch,
-              dirty: a.outcome.dirty,
-              outbox: a.outcome.outbox,
-              records: a.outcome.records,
-            }),
-      ),
+    return commitRound(
+      { d: this.d, isolating: this.isolating > 0, lose: (o, why) => this.lose(o, why) },
+      batches,
+      reply,
     );
-    this.d.metrics.commitDuration.observe({ type }, (performance.now() - started) / 1000);
-    this.d.metrics.commitBatchSize.observe(
-      { type },
-      batches.reduce((n, [, a]) => n + a.ids.length, 0),
-    );
-    const settles: Array<Promise<void>> = [];
-    let failure: Error | undefined;
-    results.forEach((r, i) => {
-      const [o, a] = batches[i]!;
-      if (r.status === 'fulfilled') {
-        o.cache.unpin(a.outcome.dirty.keys());
-        settles.push(this.settle(o, a, reply));
-      } else if (r.reason instanceof FencedError) {
-        this.lose(o, r.reason.message);
-      } else if (this.isolating > 0 && isDataError(r.reason) && a.entries.length === 1) {
-        // Alone in its batch, this entry is what Postgres refuses: set it aside, answer its
-        // asker, and replay the rest (applied on top of its state) from the pending list.
-        const dead = a.entries.map((entry) => ({
-          entry,
-          error: `refused by PostgreSQL: ${String((r.reason as Error).message)}`,
-        }));
-        settles.push(
-          o.ops.settle(
-            a.ids,
-            dead.filter((p) => p.entry.reply).map(failedReply),
-            dead,
-            this.d.deadStream,
-            this.d.workerId,
-          ),
-        );
-        this.d.metrics.deadLettered.inc({ type }, dead.length);
-        this.d.log.error(
-          { partition: o.partition, msgId: a.entries[0]?.id, err: String(r.reason) },
-          'message dead-lettered',
-        );
-        failure ??= new Error('replaying after a dead-lettered entry');
-      } else {
-        failure ??= r.reason instanceof Error ? r.reason : new Error(String(r.reason));
-      }
-    });
-    // Every committed partition acknowledges and replies, even when another one failed.
-    const settled = await Promise.allSettled(settles);
-    if (failure) throw failure;
-    const settleFailure = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
-    if (settleFailure) {
-      throw settleFailure.reason instanceof Error ? settleFailure.reason : new Error(String(settleFailure.reason));
-    }
-  }
-
-  private async settle(o: Owned, a: Applied, reply: boolean): Promise<void> {
-    await o.ops.settle(a.ids, reply ? a.outcome.replies : [], reply ? a.dead : [], this.d.deadStream, this.d.workerId);
-    if (o.claimed.size === 0) return;
-    const done = a.ids.filter((id) => o.claimed.delete(id));
-    for (const id of done) o.poisonIds.delete(id);
-    await o.ops.forgetClaims(this.d.attempts(o.partition), done);
   }
 
   /** A newer owner holds the partition: drop it without acknowledging anything more. */

@@ -1,0 +1,126 @@
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics.js';
+import { FencedError, type BatchCommit } from '../../store/snapshot-store.js';
+import type { MailboxOps } from './mailbox-ops.js';
+import { failedReply, type Applied } from './partition-batch.js';
+import type { SlotCache } from './slot-cache.js';
+import type { ActorDefinition } from './types.js';
+
+/** One partition a type worker owns, with what it keeps between rounds. */
+export interface Owned {
+  partition: number;
+  epoch: number;
+  ops: MailboxOps;
+  cache: SlotCache;
+  /** `'>'` for new entries; otherwise the id after which this consumer's pending history is read. */
+  cursor: string;
+  prepared: boolean;
+  lost: boolean;
+  /** performance.now() until which the lease surely holds; no read is issued past it. */
+  validUntil: number;
+  /** Entries claimed from failed owners (their takeover count is forgotten once acknowledged). */
+  claimed: Set<string>;
+  /** Claimed entries past MAX_DELIVERIES takeovers: dead-lettered unless already applied. */
+  poisonIds: Set<string>;
+  /** Write-behind only: applied, replied, not yet committed. */
+  unflushed: Applied[];
+  unflushedSince: number;
+}
+
+/** Postgres refused the data itself (SQLSTATE class 22 data exception, 23 integrity): retrying the same batch cannot help. */
+export function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^2[23]/.test(code);
+}
+
+export interface RoundEnv {
+  d: {
+    def: ActorDefinition;
+    workerId: string;
+    deadStream: string;
+    commit: (batch: BatchCommit) => Promise<void>;
+    attempts: (partition: number) => string;
+    metrics: Metrics;
+    log: Logger;
+  };
+  /** The worker is reading one entry per partition to find an entry Postgres refuses. */
+  isolating: boolean;
+  /** Drops a partition a newer owner holds. */
+  lose: (o: Owned, reason: string) => void;
+}
+
+/**
+ * Commits a round: every partition's batch in one statement (through the group committer), then
+ * each committed partition acknowledges and replies, even when another one failed. A fenced
+ * partition is dropped; while isolating, an entry alone in a batch that Postgres refuses is
+ * dead-lettered. Throws the first other failure (after the settles), so the worker replays.
+ */
+export async function commitRound(env: RoundEnv, batches: Array<[Owned, Applied]>, reply: boolean): Promise<void> {
+  const { d } = env;
+  const type = d.def.type;
+  const started = performance.now();
+  const results = await Promise.allSettled(
+    batches.map(([o, a]) =>
+      o.lost
+        ? Promise.reject(new FencedError('partition already lost'))
+        : d.commit({
+            type,
+            partition: o.partition,
+            epoch: o.epoch,
+            dirty: a.outcome.dirty,
+            outbox: a.outcome.outbox,
+            records: a.outcome.records,
+          }),
+    ),
+  );
+  d.metrics.commitDuration.observe({ type }, (performance.now() - started) / 1000);
+  d.metrics.commitBatchSize.observe(
+    { type },
+    batches.reduce((n, [, a]) => n + a.ids.length, 0),
+  );
+  const settles: Array<Promise<void>> = [];
+  let failure: Error | undefined;
+  results.forEach((r, i) => {
+    const [o, a] = batches[i]!;
+    if (r.status === 'fulfilled') {
+      o.cache.unpin(a.outcome.dirty.keys());
+      settles.push(settlePartition(env, o, a, reply));
+    } else if (r.reason instanceof FencedError) {
+      env.lose(o, r.reason.message);
+    } else if (env.isolating && isDataError(r.reason) && a.entries.length === 1) {
+      settles.push(deadLetterRefused(env, o, a, r.reason));
+      failure ??= new Error('replaying after a dead-lettered entry');
+    } else {
+      failure ??= r.reason instanceof Error ? r.reason : new Error(String(r.reason));
+    }
+  });
+  const settled = await Promise.allSettled(settles);
+  if (failure) throw failure;
+  const settleFailure = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+  if (settleFailure) {
+    throw settleFailure.reason instanceof Error ? settleFailure.reason : new Error(String(settleFailure.reason));
+  }
+}
+
+/** Acknowledges and replies for a committed batch; forgets the takeover counts of claimed entries. */
+async function settlePartition(env: RoundEnv, o: Owned, a: Applied, reply: boolean): Promise<void> {
+  const { d } = env;
+  await o.ops.settle(a.ids, reply ? a.outcome.replies : [], reply ? a.dead : [], d.deadStream, d.workerId);
+  if (o.claimed.size === 0) return;
+  const done = a.ids.filter((id) => o.claimed.delete(id));
+  for (const id of done) o.poisonIds.delete(id);
+  await o.ops.forgetClaims(d.attempts(o.partition), done);
+}
+
+/**
+ * Alone in its batch, this entry is what Postgres refuses: set it aside and answer its asker;
+ * the rest (applied on top of its state) is replayed from the pending list.
+ */
+async function deadLetterRefused(env: RoundEnv, o: Owned, a: Applied, reason: unknown): Promise<void> {
+  const { d } = env;
+  const message = reason instanceof Error ? reason.message : String(reason);
+  const dead = a.entries.map((entry) => ({ entry, error: `refused by PostgreSQL: ${message}` }));
+  d.metrics.deadLettered.inc({ type: d.def.type }, dead.length);
+  d.log.error({ partition: o.partition, msgId: a.entries[0]?.id, err: message }, 'message dead-lettered');
+  await o.ops.settle(a.ids, dead.filter((p) => p.entry.reply).map(failedReply), dead, d.deadStream, d.workerId);
+}
