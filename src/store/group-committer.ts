@@ -18,7 +18,7 @@ export class GroupCommitter {
   constructor(
     private readonly store: SnapshotStore,
     /** Commits in flight at once. */
-    private readonly concurrency = Number(process.env.GC_CONC ?? 2),
+    private readonly concurrency = 2,
     /** Batches per commit at most. */
     private readonly maxBatches = 64,
   ) {}
