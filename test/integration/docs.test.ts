@@ -11,7 +11,7 @@ describe('/docs', () => {
 
   beforeAll(async () => {
     env = await isolated();
-    hearth = await startHearth(env.config({ ACTOR_PARTITIONS: '2' }), env.log);
+    hearth = await startHearth(env.config({ ACTOR_PARTITIONS: '2', HEARTH_DIAGNOSTICS: 'true' }), env.log);
     base = `http://127.0.0.1:${hearth.port}`;
   });
 
@@ -70,6 +70,31 @@ describe('/docs', () => {
     const redeem = doc.paths['/v1/vouchers/redeem']?.post?.requestBody?.content['application/json']?.schema;
     expect(Object.keys(redeem?.properties ?? {}).sort()).toEqual(['amount', 'productId', 'supplierDid', 'voucherId']);
     expect(redeem?.additionalProperties).toBe(false);
+  });
+
+  it('lists every route the server answers, including its own and the diagnostics routes', async () => {
+    const doc = (await (await fetch(`${base}/docs/openapi.json`)).json()) as { paths: Record<string, object> };
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    for (const route of [
+      'GET /docs',
+      'GET /docs/openapi.json',
+      'GET /docs/{asset}',
+      'GET /metrics',
+      'POST /v1/diagnostics/echo',
+      'GET /v1/diagnostics/counters/{key}',
+      'POST /v1/api-keys',
+      'DELETE /v1/api-keys/{id}',
+      'POST /v1/vouchers/{id}/revoke',
+      'POST /v1/surveys/{id}/responses/{responseId}/verification',
+    ]) {
+      expect(documented).toContain(route);
+    }
+    // A route that is not served is not documented either.
+    const probe = await fetch(`${base}/v1/diagnostics/echo`, { method: 'GET' });
+    expect(probe.status).toBe(405);
+    expect(documented).not.toContain('GET /v1/diagnostics/echo');
   });
 
   it('keeps src/version.ts equal to package.json', () => {

@@ -3,13 +3,14 @@ import { json } from '../../src/gateways/http/reply.js';
 import { Router } from '../../src/gateways/http/router.js';
 
 const ok = () => json(200, {});
+const doc = { summary: 'test route', tag: 'test', responses: { 200: 'ok' } };
 
 describe('Router', () => {
   const router = new Router()
-    .add({ method: 'GET', path: '/messages/:sessionId', handler: ok })
-    .add({ method: 'POST', path: '/messages/:sessionId', handler: ok })
-    .add({ method: 'POST', path: '/messages/abort', handler: ok })
-    .add({ method: 'GET', path: '/v1/vouchers/:id/redemptions', handler: ok });
+    .add({ method: 'GET', path: '/messages/:sessionId', handler: ok, doc })
+    .add({ method: 'POST', path: '/messages/:sessionId', handler: ok, doc })
+    .add({ method: 'POST', path: '/messages/abort', handler: ok, doc })
+    .add({ method: 'GET', path: '/v1/vouchers/:id/redemptions', handler: ok, doc });
 
   it('extracts and decodes path parameters', () => {
     const m = router.match('GET', '/messages/a%20b');
@@ -37,7 +38,9 @@ describe('Router', () => {
 
   it('refuses the same route twice', () => {
     expect(() =>
-      new Router().add({ method: 'GET', path: '/a', handler: ok }).add({ method: 'GET', path: '/a', handler: ok }),
+      new Router()
+        .add({ method: 'GET', path: '/a', handler: ok, doc })
+        .add({ method: 'GET', path: '/a', handler: ok, doc }),
     ).toThrow(/registered twice/);
   });
 });

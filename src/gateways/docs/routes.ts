@@ -37,11 +37,32 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
     body,
   });
   routes.push(
-    { method: 'GET', path: '/docs', handler: () => text(200, page, 'text/html; charset=utf-8') },
-    { method: 'GET', path: '/docs/init.js', handler: () => text(200, init, 'application/javascript') },
+    {
+      method: 'GET',
+      path: '/docs',
+      doc: {
+        summary: 'Interactive API documentation (Swagger UI)',
+        tag: 'docs',
+        public: true,
+        responses: { 200: 'HTML page' },
+      },
+      handler: () => text(200, page, 'text/html; charset=utf-8'),
+    },
+    {
+      method: 'GET',
+      path: '/docs/init.js',
+      doc: {
+        summary: 'Starts Swagger UI on /docs/openapi.json',
+        tag: 'docs',
+        public: true,
+        responses: { 200: 'JavaScript' },
+      },
+      handler: () => text(200, init, 'application/javascript'),
+    },
     {
       method: 'GET',
       path: '/docs/openapi.json',
+      doc: { summary: 'This OpenAPI 3.1 document', tag: 'docs', public: true, responses: { 200: 'The document' } },
       handler: () => {
         document ??= JSON.stringify(buildOpenApi(router.list(), version));
         return text(200, document, 'application/json; charset=utf-8');
@@ -50,6 +71,12 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
     {
       method: 'GET',
       path: '/docs/:asset',
+      doc: {
+        summary: 'A Swagger UI asset (from the swagger-ui-dist package)',
+        tag: 'docs',
+        public: true,
+        responses: { 200: 'The asset' },
+      },
       async handler(ctx: HttpContext) {
         const asset = ctx.params.asset ?? '';
         const ext = /\.[a-z]+$/.exec(asset)?.[0] ?? '';

@@ -22,7 +22,8 @@ export interface RouteSpec {
   /** `/v1/vouchers/:id` style; a `:name` segment matches one non-empty path segment. */
   path: string;
   handler: Handler;
-  doc?: RouteDoc;
+  /** Required: every route is in the OpenAPI document. */
+  doc: RouteDoc;
 }
 
 interface Compiled extends RouteSpec {

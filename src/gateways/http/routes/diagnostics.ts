@@ -17,6 +17,12 @@ export function diagnosticsRoutes(client: ActorClient): RouteSpec[] {
     {
       method: 'POST',
       path: '/v1/diagnostics/echo',
+      doc: {
+        summary: 'Round trip through the echo actor (HEARTH_DIAGNOSTICS=true)',
+        tag: 'diagnostics',
+        body: echoBody,
+        responses: { 200: 'The payload, echoed by the actor' },
+      },
       async handler(ctx) {
         const body = await jsonBody(ctx, echoBody);
         return json(200, await client.ask('echo', body.key, { kind: 'echo', payload: body.payload }));
@@ -25,6 +31,12 @@ export function diagnosticsRoutes(client: ActorClient): RouteSpec[] {
     {
       method: 'POST',
       path: '/v1/diagnostics/counters/:key',
+      doc: {
+        summary: 'Add to a counter actor (HEARTH_DIAGNOSTICS=true)',
+        tag: 'diagnostics',
+        body: addBody,
+        responses: { 200: 'The counter after the addition' },
+      },
       async handler(ctx) {
         const { key } = parseWith(counterParams, ctx.params, 'path');
         const body = await jsonBody(ctx, addBody.default({ by: 1 }));
@@ -34,6 +46,11 @@ export function diagnosticsRoutes(client: ActorClient): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/diagnostics/counters/:key',
+      doc: {
+        summary: 'Read a counter actor (HEARTH_DIAGNOSTICS=true)',
+        tag: 'diagnostics',
+        responses: { 200: 'The counter' },
+      },
       async handler(ctx) {
         const { key } = parseWith(counterParams, ctx.params, 'path');
         return json(200, await client.ask('counter', key, { kind: 'get' }));
