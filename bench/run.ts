@@ -12,6 +12,7 @@ import { bareRedisLimit, httpHelloLimit } from './suites/limits.js';
 import { echoAsk, startClient, startWorker } from './suites/runtime.js';
 import { httpRedemptions } from './suites/http-redemptions.js';
 import { redemptions } from './suites/vouchers.js';
+import { ledgerJournal, type LedgerLevel } from './suites/ledger.js';
 
 const levels = [1, 64, 512];
 
@@ -56,7 +57,12 @@ async function main(): Promise<void> {
     await cleanup(env.redisUrl, env.databaseUrl, env.prefix, env.schema);
   }
 
-  writeFileSync('BENCHMARKS.md', render(env.machine, env.seconds, hello, bare, asks, vouchers, http));
+  progress('ledger: journal entries/s at block sizes 1, 100, 1000');
+  const ledger = await ledgerJournal(env, [1, 100, 1000]);
+  for (const l of ledger)
+    progress(`  batch ${l.batch}: ${fmt.rate(l.perSecond)} entries/s (bare ${fmt.rate(l.barePerSecond)})`);
+
+  writeFileSync('BENCHMARKS.md', render(env.machine, env.seconds, hello, bare, asks, vouchers, http, ledger));
   progress('wrote BENCHMARKS.md');
 }
 
@@ -68,6 +74,7 @@ function render(
   asks: LevelResult[],
   vouchers: { spread: LevelResult; hot: LevelResult },
   http: { spread: LevelResult; hot: LevelResult },
+  ledger: LedgerLevel[],
 ): string {
   const echo64 = asks.find((a) => a.concurrency === 64);
   const voucherRow = (name: string, r: LevelResult): string =>
@@ -122,6 +129,17 @@ generator signs every request.
 |---|---|---|---|---|---|---|
 ${voucherRow('10,000 distinct (HTTP)', http.spread)}
 ${voucherRow('1 hot voucher (HTTP)', http.hot)}
+
+## Ledger: journal entries/s
+
+The ledger actor's write path (\`appendBlock\`): read up to a block's worth of \`ledger\` rows
+from the outbox, hash every entry and the Merkle tree, insert the block and its entries, record
+the result on every outbox row and move the head, in one transaction. The baseline is bare
+PostgreSQL inserting the same number of rows (same JSON body) per transaction, in the same run.
+
+| Block size | entries | entries/s | bare PostgreSQL rows/s | journal / bare |
+|---|---|---|---|---|
+${ledger.map((l) => `| ${l.batch} | ${fmt.rate(l.entries)} | ${fmt.rate(l.perSecond)} | ${fmt.rate(l.barePerSecond)} | **${fmt.ratio(l.perSecond, l.barePerSecond)}** |`).join('\n')}
 
 Aim (issue 2): ask() throughput at least 40% of the bare Redis round trip rate; p99 under 20 ms
 at 64 concurrent.

@@ -8,59 +8,102 @@ const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' |
 
 const positiveInt = z.coerce.number().int().positive();
 
-export const configSchema = z.object({
-  /** PostgreSQL connection string. Required. */
-  DATABASE_URL: z
-    .string({ error: 'is required' })
-    .min(1, 'is required')
-    .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must start with postgres:// or postgresql://'),
-  /** Schema that holds hearth's tables. Default `public`. */
-  DATABASE_SCHEMA: z
-    .string()
-    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
-    .default('public'),
-  /** Redis connection string. Default `redis://127.0.0.1:6379`. */
-  REDIS_URL: z
-    .string()
-    .refine((v) => /^rediss?:\/\//.test(v), 'must start with redis:// or rediss://')
-    .default('redis://127.0.0.1:6379'),
-  /** Prefix of every Redis key hearth writes. Default `hearth`. */
-  REDIS_PREFIX: z
-    .string()
-    .regex(/^[a-zA-Z0-9_-]{1,32}$/, 'must be 1-32 letters, digits, _ or -')
-    .default('hearth'),
-  /** Log level. Required. */
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], {
-    error: 'is required: one of debug, info, warn, error',
-  }),
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  /** HTTP port. Default 3000; 0 picks a free port. */
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  /** Interface to listen on. Default `0.0.0.0`. */
-  HOST: z.string().min(1).default('0.0.0.0'),
-  /** Which parts run in this process: gateway (HTTP), worker (actors) or both. Default `all`. */
-  ROLE: z.enum(['all', 'gateway', 'worker']).default('all'),
-  /** Partitions per actor type (fixed for the life of a deployment). Default 16. */
-  ACTOR_PARTITIONS: positiveInt.max(1024).default(16),
-  /** How long a partition lease lives without renewal, ms. Default 10000. */
-  LEASE_TTL_MS: positiveInt.min(300).default(10_000),
-  /** Deadline of an `ask()` when the caller gives none, ms. Default 5000. */
-  ASK_TIMEOUT_MS: positiveInt.default(5_000),
-  /** Asks in flight per gateway before new ones are refused with 503. Default 10000. */
-  ASK_MAX_IN_FLIGHT: positiveInt.default(10_000),
-  /** Entries read from a mailbox per batch. Default 256. */
-  MAILBOX_BATCH: positiveInt.max(10_000).default(256),
-  /** Deliveries of one message before it goes to the dead-letter stream. Default 5. */
-  MAX_DELIVERIES: positiveInt.max(100).default(5),
-  /** Largest accepted request body, bytes. Default 1 MiB. */
-  MAX_BODY_BYTES: positiveInt.default(1024 * 1024),
-  /** Seconds that shutdown waits for in-flight requests and batches. Default 10. */
-  SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
-  /** Bootstrap admin API key (at least 32 characters); only its hash is kept in memory. Default none. */
-  HEARTH_ADMIN_KEY: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
-  /** Expose the diagnostic echo/counter routes under /v1/diagnostics. Default false. */
-  HEARTH_DIAGNOSTICS: bool.default(false),
-});
+export const configSchema = z
+  .object({
+    /** PostgreSQL connection string. Required. */
+    DATABASE_URL: z
+      .string({ error: 'is required' })
+      .min(1, 'is required')
+      .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must start with postgres:// or postgresql://'),
+    /** Schema that holds hearth's tables. Default `public`. */
+    DATABASE_SCHEMA: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+      .default('public'),
+    /** Redis connection string. Default `redis://127.0.0.1:6379`. */
+    REDIS_URL: z
+      .string()
+      .refine((v) => /^rediss?:\/\//.test(v), 'must start with redis:// or rediss://')
+      .default('redis://127.0.0.1:6379'),
+    /** Prefix of every Redis key hearth writes. Default `hearth`. */
+    REDIS_PREFIX: z
+      .string()
+      .regex(/^[a-zA-Z0-9_-]{1,32}$/, 'must be 1-32 letters, digits, _ or -')
+      .default('hearth'),
+    /** Log level. Required. */
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], {
+      error: 'is required: one of debug, info, warn, error',
+    }),
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    /** HTTP port. Default 3000; 0 picks a free port. */
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    /** Interface to listen on. Default `0.0.0.0`. */
+    HOST: z.string().min(1).default('0.0.0.0'),
+    /** Which parts run in this process: gateway (HTTP), worker (actors) or both. Default `all`. */
+    ROLE: z.enum(['all', 'gateway', 'worker']).default('all'),
+    /** Partitions per actor type (fixed for the life of a deployment). Default 16. */
+    ACTOR_PARTITIONS: positiveInt.max(1024).default(16),
+    /** How long a partition lease lives without renewal, ms. Default 10000. */
+    LEASE_TTL_MS: positiveInt.min(300).default(10_000),
+    /** Deadline of an `ask()` when the caller gives none, ms. Default 5000. */
+    ASK_TIMEOUT_MS: positiveInt.default(5_000),
+    /** Asks in flight per gateway before new ones are refused with 503. Default 10000. */
+    ASK_MAX_IN_FLIGHT: positiveInt.default(10_000),
+    /** Entries read from a mailbox per batch. Default 256. */
+    MAILBOX_BATCH: positiveInt.max(10_000).default(256),
+    /** Deliveries of one message before it goes to the dead-letter stream. Default 5. */
+    MAX_DELIVERIES: positiveInt.max(100).default(5),
+    /** Largest accepted request body, bytes. Default 1 MiB. */
+    MAX_BODY_BYTES: positiveInt.default(1024 * 1024),
+    /** Seconds that shutdown waits for in-flight requests and batches. Default 10. */
+    SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
+    /** Bootstrap admin API key (at least 32 characters); only its hash is kept in memory. Default none. */
+    HEARTH_ADMIN_KEY: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
+    /** Expose the diagnostic echo/counter routes under /v1/diagnostics. Default false. */
+    HEARTH_DIAGNOSTICS: bool.default(false),
+    /** Where ledger blocks go: `journal` (Postgres, hash-chained) or `cosmos` (journal + one tx per block). Default journal. */
+    LEDGER_BACKEND: z.enum(['journal', 'cosmos']).default('journal'),
+    /** Entries per ledger block at most. Default 500. */
+    LEDGER_BATCH_SIZE: positiveInt.max(10_000).default(500),
+    /** Longest an entry waits for its block, ms (a block is cut at LEDGER_BATCH_SIZE entries or this). Default 200. */
+    LEDGER_BATCH_MS: positiveInt.max(60_000).default(200),
+    /** Mnemonic of the account that signs ledger transactions (cosmos backend only). Never logged. */
+    LEDGER_MNEMONIC: z.string().optional(),
+    /** Chain id of the ledger network. Default `ixo-5`. */
+    LEDGER_CHAIN_ID: z.string().min(1).default('ixo-5'),
+    /** Gas price with its denom. Default `0.025uixo`. */
+    LEDGER_GAS_PRICE: z
+      .string()
+      .regex(/^\d+(\.\d+)?[a-z][a-z0-9/]{2,127}$/, 'must be an amount and a denom, e.g. 0.025uixo')
+      .default('0.025uixo'),
+    /** Gas per message of a block's transaction (plus 100000 per transaction). Default 150000. */
+    LEDGER_GAS_PER_MESSAGE: positiveInt.default(150_000),
+    /** Bech32 address prefix of the signer. Default `ixo`. */
+    LEDGER_ADDRESS_PREFIX: z
+      .string()
+      .regex(/^[a-z]{1,16}$/)
+      .default('ixo'),
+    /** Account that pays the fees through a fee grant (bech32). Default none: the signer pays. */
+    LEDGER_FEE_GRANTER: z
+      .string()
+      .regex(/^[a-z]{1,16}1[02-9ac-hj-np-z]{38,58}$/, 'must be a bech32 address')
+      .optional(),
+    /** Claim collection each entry is submitted to (cosmos backend). */
+    LEDGER_CLAIM_COLLECTION: z.string().min(1).default('hearth'),
+    /** DID of the agent submitting the claims (cosmos backend). Default `did:ixo:hearth`. */
+    LEDGER_AGENT_DID: z
+      .string()
+      .regex(/^did:[a-z0-9]+:.+$/, 'must be a DID')
+      .default('did:ixo:hearth'),
+    /** Ledger network RPC endpoint (CometBFT JSON-RPC). */
+    NETWORK_BLOCKCHAIN_URL: z.url().default('https://impacthub.ixo.world/rpc/'),
+    /** Ledger network API endpoint (REST). */
+    NETWORK_API_URL: z.url().default('https://impacthub.ixo.world/rest/'),
+  })
+  .refine((c) => c.LEDGER_BACKEND !== 'cosmos' || (c.LEDGER_MNEMONIC ?? '').trim().split(/\s+/).length >= 12, {
+    path: ['LEDGER_MNEMONIC'],
+    message: 'is required with LEDGER_BACKEND=cosmos: a BIP-39 mnemonic of 12 or 24 words',
+  });
 
 export type Config = z.infer<typeof configSchema>;
 

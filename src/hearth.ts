@@ -22,6 +22,8 @@ import { version } from './version.js';
 import { assertDatabaseReachable, createSql } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { createPgSnapshotStore } from './store/snapshot-store.js';
+import { LedgerReads } from './ledger/ledger-reads.js';
+import { startLedger } from './ledger/start-ledger.js';
 
 export interface Hearth {
   /** The bound HTTP port. */
@@ -102,6 +104,13 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       await runtime.start();
       const r = runtime;
       cleanups.push(() => r.close());
+      const ledger = await startLedger(config, {
+        sql,
+        log: log.child({ role: 'worker', actor: 'ledger' }),
+        ownerId: processId('ledger'),
+        clock: opts.clock ?? (() => new Date()),
+      });
+      cleanups.push(() => ledger.close());
     }
 
     let client: ActorClient | undefined;
@@ -126,7 +135,13 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     }
 
     // Every role serves /health and /metrics (workers are scraped too); only gateways serve the API.
-    const router = new Router().add(healthRoute({ redis, sql })).add(metricsRoute({ metrics, redis, keys, types }));
+    const ledgerReads = new LedgerReads(sql);
+    const health = healthRoute({
+      redis,
+      sql,
+      details: { ledger: async () => ({ backend: config.LEDGER_BACKEND, ...(await ledgerReads.status()) }) },
+    });
+    const router = new Router().add(health).add(metricsRoute({ metrics, redis, keys, types }));
     if (client) {
       const adminHash = config.HEARTH_ADMIN_KEY ? hashSecret(config.HEARTH_ADMIN_KEY) : undefined;
       const keyStore = new ApiKeyStore(sql, adminHash);

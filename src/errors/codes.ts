@@ -22,6 +22,12 @@ export const errorCodes = {
   IDEMPOTENCY_KEY_REUSED: { status: 409, doc: 'The Idempotency-Key was used before for a different request.' },
   IDEMPOTENCY_IN_PROGRESS: { status: 409, doc: 'The first request with this Idempotency-Key has not finished; retry.' },
   VOUCHER_NOT_FOUND: { status: 404, doc: 'No voucher with this id.' },
+  LEDGER_BLOCK_NOT_FOUND: { status: 404, doc: 'No ledger block at this height (yet).' },
+  LEDGER_ENTRY_NOT_FOUND: { status: 404, doc: 'No ledger entry with this id.' },
+  LEDGER_ENTRY_PENDING: {
+    status: 404,
+    doc: 'The entry is in the outbox, waiting for its block (at most LEDGER_BATCH_MS while the writer is healthy); retry.',
+  },
   VOUCHER_NOT_ACTIVE: { status: 409, doc: 'Redemption rule 1: the voucher is redeemed or revoked.' },
   VOUCHER_EXPIRED: { status: 409, doc: 'Redemption rule 1: the voucher is past its expiry date.' },
   SUPPLIER_NOT_AUTHORIZED: { status: 403, doc: 'Redemption rule 2: the supplier is unknown or not authorized.' },

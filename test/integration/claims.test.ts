@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api, type Api } from '../support/api.js';
-import { countOf, isolated, type Isolated } from '../support/isolated.js';
+import { isolated, type Isolated } from '../support/isolated.js';
 import { compactJws, newSigner } from '../support/signer.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
+import { ledgerRecords } from '../support/ledger-records.js';
 
 describe('claims (spec 000)', () => {
   let env: Isolated;
@@ -56,10 +57,7 @@ describe('claims (spec 000)', () => {
       status: 'submitted',
     });
     expect((await a.call('GET', `/v1/claims/${r.body.id}`, { key: s.implementerKey })).body.id).toBe(r.body.id);
-    const n = await countOf(
-      env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox WHERE payload ->> 'type' = 'claim.submitted'`,
-    );
-    expect(n).toBe(1);
+    expect(await ledgerRecords(env.sql, { type: 'claim.submitted' })).toHaveLength(1);
   });
 
   it('refuses a second claim for the same redemption (409)', async () => {

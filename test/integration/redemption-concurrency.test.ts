@@ -5,6 +5,7 @@ import { partitionOf } from '../../src/actors/runtime/keys.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
+import { ledgerRecords } from '../support/ledger-records.js';
 
 const partitionTaken = (l: Record<string, unknown>): boolean => l.msg === 'partition taken' && l.actor === 'voucher';
 
@@ -43,11 +44,10 @@ describe('redemptions under concurrency, across worker processes', () => {
       headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
     });
 
+  /** The redemptions on the ledger's way: in the outbox, or already in a journal block. */
   async function ledgerRedemptions(voucherId: string): Promise<string[]> {
-    const rows = await env.sql<{ id: string }[]>`
-      SELECT payload ->> 'id' AS id FROM outbox
-      WHERE actor_type = 'voucher' AND actor_key = ${voucherId} AND payload ->> 'type' = 'voucher.redeemed'`;
-    return rows.map((r) => r.id);
+    const records = await ledgerRecords(env.sql, { actorType: 'voucher', type: 'voucher.redeemed' });
+    return records.filter((r) => r.actorKey === voucherId).map((r) => String(r.payload.id));
   }
 
   it('lets exactly 500 of 1,000 concurrent redemptions of 1 through against a voucher of 500, while a second worker joins', async () => {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api, type Api } from '../support/api.js';
-import { countOf, isolated, type Isolated } from '../support/isolated.js';
+import { isolated, type Isolated } from '../support/isolated.js';
 import { newDidKey } from '../support/voucher-fixtures.js';
+import { ledgerRecords } from '../support/ledger-records.js';
 
 describe('surveys (spec 000)', () => {
   let env: Isolated;
@@ -168,12 +169,7 @@ describe('surveys (spec 000)', () => {
       (await a.call('POST', `/v1/surveys/${surveyId}/responses/${responseId}/verification`, { key: implementer }))
         .status,
     ).toBe(403);
-    const n = await countOf(
-      env.sql<
-        { n: number }[]
-      >`SELECT count(*)::int AS n FROM outbox WHERE payload ->> 'type' = 'survey.response.verified'`,
-    );
-    expect(n).toBe(1);
+    expect(await ledgerRecords(env.sql, { type: 'survey.response.verified' })).toHaveLength(1);
   });
 
   it('answers 404 for unknown surveys and responses', async () => {

@@ -17,8 +17,10 @@ import { claimRoutes } from './claims.js';
 import { surveyRoutes } from './surveys.js';
 import { SurveyReads } from '../../store/survey-reads.js';
 import { ClaimReads } from '../../store/claim-reads.js';
+import { LedgerReads } from '../../ledger/ledger-reads.js';
+import { ledgerRoutes } from './ledger.js';
 
-/** Every route of spec 000 (vouchers, claims, surveys) and the registries and keys behind it. */
+/** Every route of spec 000 (vouchers, claims, surveys), the registries and keys behind it, and the ledger. */
 export interface ProductDeps {
   sql: Sql;
   redis: Redis;
@@ -85,5 +87,6 @@ export function productRoutes({ sql, redis, keys: redisKeys, apiKeys: keys, clie
     ...voucherRoutes(g, { client, reads: vouchers, households, certificates, suppliers, products, clock }),
     ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),
     ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
+    ...ledgerRoutes(g, new LedgerReads(sql)),
   ];
 }

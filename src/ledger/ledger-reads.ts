@@ -1,0 +1,163 @@
+import type { Sql } from '../store/db.js';
+import { paged } from '../store/paged.js';
+import { inclusionPath, type ProofStep } from './merkle.js';
+
+/** A block as the API shows it. */
+export interface BlockView {
+  height: number;
+  hash: string;
+  prevHash: string;
+  merkleRoot: string;
+  entryCount: number;
+  createdAt: string;
+  /** Cosmos backend: the block's transaction; null on the journal backend. */
+  anchor: {
+    status: 'pending' | 'anchored';
+    txHash: string | null;
+    chainHeight: number | null;
+    error: string | null;
+  } | null;
+}
+
+export interface LedgerStatus {
+  /** `degraded` while the writer's last attempt failed (entries wait in the outbox, none is lost). */
+  status: 'ok' | 'degraded';
+  height: number;
+  queuedEntries: number;
+  oldestQueuedMs: number | null;
+  pendingAnchors: number;
+  /** Whether a worker holds the ledger actor's lease. */
+  writer: 'active' | 'none';
+  lastError: string | null;
+  lastErrorAt: string | null;
+}
+
+export interface EntryProof {
+  entryId: string;
+  entry: unknown;
+  leafHash: string;
+  block: BlockView;
+  index: number;
+  /** Sibling hashes from the leaf to the root (RFC 6962 tree); folding them gives `block.merkleRoot`. */
+  merklePath: ProofStep[];
+}
+
+interface BlockRow {
+  height: string;
+  hash: string;
+  prev_hash: string;
+  merkle_root: string;
+  entry_count: number;
+  created_at: Date;
+  anchor_status: 'none' | 'pending' | 'anchored';
+  tx_hash: string | null;
+  chain_height: string | null;
+  anchor_error: string | null;
+  total?: string;
+}
+
+function view(r: BlockRow): BlockView {
+  return {
+    height: Number(r.height),
+    hash: r.hash,
+    prevHash: r.prev_hash,
+    merkleRoot: r.merkle_root,
+    entryCount: r.entry_count,
+    createdAt: r.created_at.toISOString(),
+    anchor:
+      r.anchor_status === 'none'
+        ? null
+        : {
+            status: r.anchor_status,
+            txHash: r.tx_hash,
+            chainHeight: r.chain_height === null ? null : Number(r.chain_height),
+            error: r.anchor_error,
+          },
+  };
+}
+
+const columns =
+  'height, hash, prev_hash, merkle_root, entry_count, created_at, anchor_status, tx_hash, chain_height, anchor_error';
+
+/** Reads of the journal for the ledger routes and /health. */
+export class LedgerReads {
+  constructor(private readonly sql: Sql) {}
+
+  /** Newest first. */
+  async blocks(limit: number, offset: number): Promise<{ items: BlockView[]; total: number }> {
+    const { rows, total } = await paged(
+      (l, o) => this.sql<(BlockRow & { total: string })[]>`
+        SELECT ${this.sql.unsafe(columns)}, count(*) OVER () AS total FROM ledger_blocks
+        ORDER BY height DESC LIMIT ${l} OFFSET ${o}`,
+      limit,
+      offset,
+    );
+    return { items: rows.map(view), total };
+  }
+
+  async block(height: number): Promise<BlockView | undefined> {
+    const [row] = await this.sql<BlockRow[]>`
+      SELECT ${this.sql.unsafe(columns)} FROM ledger_blocks WHERE height = ${height}`;
+    return row && view(row);
+  }
+
+  /** An entry with its block and Merkle path; undefined while it is not in a block yet. */
+  async entry(entryId: string): Promise<EntryProof | undefined> {
+    const [e] = await this.sql<{ height: string; idx: number; leaf_hash: string; body: string }[]>`
+      SELECT height, idx, leaf_hash, body FROM ledger_entries WHERE entry_id = ${entryId}`;
+    if (!e) return undefined;
+    const block = await this.block(Number(e.height));
+    if (!block) return undefined;
+    const leaves = await this.sql<{ leaf_hash: string }[]>`
+      SELECT leaf_hash FROM ledger_entries WHERE height = ${e.height} ORDER BY idx`;
+    return {
+      entryId,
+      entry: JSON.parse(e.body) as unknown,
+      leafHash: e.leaf_hash,
+      block,
+      index: e.idx,
+      merklePath: inclusionPath(
+        leaves.map((l) => l.leaf_hash),
+        e.idx,
+      ),
+    };
+  }
+
+  /** Whether the outbox still holds an entry not yet in a block (a 404 then says "not yet"). */
+  async isQueued(entryId: string): Promise<boolean> {
+    const [row] = await this.sql<{ n: number }[]>`
+      SELECT 1 AS n FROM outbox WHERE id = ${entryId} AND topic = 'ledger' AND processed_at IS NULL`;
+    return row !== undefined;
+  }
+
+  /** The ledger's state for /health: head, backlog, anchoring, the writer and its last failure. */
+  async status(): Promise<LedgerStatus> {
+    const [row] = await this.sql<
+      {
+        height: string;
+        writer: boolean;
+        last_error: string | null;
+        last_error_at: Date | null;
+        queued: string;
+        oldest: Date | null;
+        pending: string;
+      }[]
+    >`
+      SELECT h.height, coalesce(h.lease_until > now(), false) AS writer, h.last_error, h.last_error_at,
+             (SELECT count(*) FROM outbox WHERE topic = 'ledger' AND processed_at IS NULL) AS queued,
+             (SELECT min(created_at) FROM outbox WHERE topic = 'ledger' AND processed_at IS NULL) AS oldest,
+             (SELECT count(*) FROM ledger_blocks WHERE anchor_status = 'pending') AS pending
+      FROM ledger_head h WHERE h.id = 1`;
+    if (!row) throw new Error('ledger_head row is missing: run the migrations');
+    return {
+      status: row.last_error ? 'degraded' : 'ok',
+      height: Number(row.height),
+      queuedEntries: Number(row.queued),
+      oldestQueuedMs: row.oldest ? Math.max(0, Date.now() - row.oldest.getTime()) : null,
+      pendingAnchors: Number(row.pending),
+      writer: row.writer ? 'active' : 'none',
+      lastError: row.last_error,
+      lastErrorAt: row.last_error_at?.toISOString() ?? null,
+    };
+  }
+}

@@ -1,0 +1,39 @@
+/*
+ * `npm run ledger:verify`: recomputes the journal's whole hash chain and exits 0 when it checks
+ * out, 1 naming the first bad block when a row was altered, 2 when it could not run.
+ */
+import { loadConfig } from '../config.js';
+import { assertDatabaseReachable, createSql } from '../store/db.js';
+import { verifyJournal } from './verify.js';
+
+async function main(): Promise<number> {
+  const config = loadConfig(process.env);
+  const sql = createSql({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, max: 2 });
+  try {
+    await assertDatabaseReachable(sql);
+    const started = Date.now();
+    const result = await verifyJournal(sql, (blocks) =>
+      process.stderr.write(`ledger:verify: ${blocks} blocks checked\n`),
+    );
+    if (result.ok) {
+      process.stdout.write(
+        `ledger:verify: OK: ${result.blocks} blocks, ${result.entries} entries, chain intact (${Date.now() - started} ms)\n`,
+      );
+      return 0;
+    }
+    process.stdout.write(
+      `ledger:verify: FAILED at block ${result.bad?.height}: ${result.bad?.reason} (${result.blocks} blocks before it check out)\n`,
+    );
+    return 1;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`ledger:verify: could not run: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,121 @@
+import type { Sql } from '../store/db.js';
+import { blockHash, GENESIS_HASH } from './block.js';
+import { leafHash, merkleRoot } from './merkle.js';
+
+export interface VerifyResult {
+  ok: boolean;
+  blocks: number;
+  entries: number;
+  /** The first block that does not check out, and why. */
+  bad?: { height: number; reason: string };
+}
+
+interface BlockRow {
+  height: string;
+  prev_hash: string;
+  merkle_root: string;
+  hash: string;
+  entry_count: number;
+  created_at: Date;
+}
+
+interface EntryRow {
+  entry_id: string;
+  height: string;
+  idx: number;
+  leaf_hash: string;
+  body: string;
+}
+
+const PAGE = 200;
+
+/**
+ * Recomputes the whole chain from its stored rows: every entry's leaf from its body, every
+ * block's Merkle root, hash and link to its predecessor, the heights without a gap, and the head.
+ * Stops at the first block that does not check out. `progress` is called after every page.
+ */
+export async function verifyJournal(sql: Sql, progress?: (blocks: number) => void): Promise<VerifyResult> {
+  let prevHash = GENESIS_HASH;
+  let expected = 1;
+  let entries = 0;
+  for (;;) {
+    const blocks = await sql<BlockRow[]>`
+      SELECT height, prev_hash, merkle_root, hash, entry_count, created_at FROM ledger_blocks
+      WHERE height >= ${expected} ORDER BY height LIMIT ${PAGE}`;
+    if (blocks.length === 0) break;
+    const last = Number(blocks[blocks.length - 1]!.height);
+    const rows = await sql<EntryRow[]>`
+      SELECT entry_id, height, idx, leaf_hash, body FROM ledger_entries
+      WHERE height BETWEEN ${expected} AND ${last} ORDER BY height, idx`;
+    const byHeight = new Map<number, EntryRow[]>();
+    for (const r of rows) {
+      const list = byHeight.get(Number(r.height)) ?? [];
+      list.push(r);
+      byHeight.set(Number(r.height), list);
+    }
+    for (const b of blocks) {
+      const height = Number(b.height);
+      const fail = (reason: string): VerifyResult => ({
+        ok: false,
+        blocks: expected - 1,
+        entries,
+        bad: { height, reason },
+      });
+      if (height !== expected) {
+        return {
+          ok: false,
+          blocks: expected - 1,
+          entries,
+          bad: { height: expected, reason: `block ${expected} is missing` },
+        };
+      }
+      const list = byHeight.get(height) ?? [];
+      const why = checkBlock(b, list, prevHash);
+      if (why) return fail(why);
+      prevHash = b.hash;
+      entries += list.length;
+      expected++;
+    }
+    progress?.(expected - 1);
+  }
+  const [head] = await sql<{ height: string; hash: string }[]>`SELECT height, hash FROM ledger_head WHERE id = 1`;
+  if (!head || Number(head.height) !== expected - 1 || head.hash !== prevHash) {
+    return {
+      ok: false,
+      blocks: expected - 1,
+      entries,
+      bad: { height: Number(head?.height ?? 0), reason: 'the head does not match the last block' },
+    };
+  }
+  return { ok: true, blocks: expected - 1, entries };
+}
+
+/** Why a block does not check out, or undefined. */
+function checkBlock(b: BlockRow, entries: readonly EntryRow[], prevHash: string): string | undefined {
+  if (b.prev_hash !== prevHash) return 'prev_hash does not match the previous block';
+  if (entries.length !== b.entry_count) return `holds ${entries.length} entries, its header says ${b.entry_count}`;
+  for (const [i, e] of entries.entries()) {
+    if (e.idx !== i) return `entry index ${i} is missing`;
+    if (leafHash(e.body) !== e.leaf_hash) return `entry ${e.entry_id} was altered (its body does not hash to its leaf)`;
+    if (bodyEntryId(e.body) !== e.entry_id) return `entry ${e.entry_id} carries another entry's body`;
+  }
+  const root = merkleRoot(entries.map((e) => e.leaf_hash));
+  if (root !== b.merkle_root) return 'merkle_root does not match its entries';
+  const hash = blockHash({
+    height: Number(b.height),
+    prevHash: b.prev_hash,
+    merkleRoot: b.merkle_root,
+    entryCount: b.entry_count,
+    createdAt: b.created_at.toISOString(),
+  });
+  if (hash !== b.hash) return 'hash does not match its header';
+  return undefined;
+}
+
+function bodyEntryId(body: string): unknown {
+  try {
+    return (JSON.parse(body) as { entryId?: unknown }).entryId;
+  } catch {
+    return undefined;
+  }
+}
