@@ -5,6 +5,9 @@ import type { BlockAnchor } from './anchor-port.js';
 import { anchorPending } from './anchoring.js';
 import { appendBlock } from './journal.js';
 
+/** How long close() waits for the loop (an inclusion poll can take a block time or more). */
+const CLOSE_GRACE_MS = 2_000;
+
 export interface LedgerActorOptions {
   /** Entries per block at most (LEDGER_BATCH_SIZE). */
   batchSize: number;
@@ -43,10 +46,14 @@ export class LedgerActor {
     this.loop ??= this.run();
   }
 
-  /** Stops after the block in progress and gives the lease up. Idempotent. */
+  /**
+   * Stops and gives the lease up. Idempotent. A block being written commits or rolls back with
+   * its transaction; an anchor waiting for its transaction's inclusion is abandoned after a
+   * short grace (its signed bytes are saved: whoever resumes re-broadcasts the same transaction).
+   */
   async close(): Promise<void> {
     this.abort.abort();
-    await this.loop;
+    await Promise.race([this.loop, sleep(CLOSE_GRACE_MS)]);
     await this.d.sql`
       UPDATE ledger_head SET lease_owner = NULL, lease_until = NULL WHERE id = 1 AND lease_owner = ${this.d.ownerId}`.catch(
       () => undefined,
