@@ -150,6 +150,8 @@ at 64 concurrent.
   absolute rate says as much about the machine as about hearth; the ratios to the limits of the
   same run are the comparable figures. Runs on this 2-core machine vary by ±20% from one to the
   next (the limits move with them).
+- The worker process runs its ledger actor throughout, as in production: during the voucher
+  runs it drains their ledger entries from the outbox into journal blocks.
 - At 1 asker the ask is bounded by its own PostgreSQL commit (a synchronous WAL flush plus one
   fenced upsert statement, about 1 ms here): the bare Redis path has no database at all.
 - With more askers the worker reads every partition it owns in one XREADGROUP, applies the
