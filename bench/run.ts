@@ -133,8 +133,8 @@ ${voucherRow('1 hot voucher (HTTP)', http.hot)}
 ## Ledger: journal entries/s
 
 The ledger actor's write path (\`appendBlock\`): read up to a block's worth of \`ledger\` rows
-from the outbox, hash every entry and the Merkle tree, insert the block and its entries, record
-the result on every outbox row and move the head, in one transaction. The baseline is bare
+from the outbox (deleting them), hash every entry and the Merkle tree, insert the block and its
+entries and move the head, in one transaction. The baseline is bare
 PostgreSQL inserting the same number of rows (same JSON body) per transaction, in the same run.
 
 | Block size | entries | entries/s | bare PostgreSQL rows/s | journal / bare |
