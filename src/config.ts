@@ -99,6 +99,18 @@ export const configSchema = z
     NETWORK_BLOCKCHAIN_URL: z.url().default('https://impacthub.ixo.world/rpc/'),
     /** Ledger network API endpoint (REST). */
     NETWORK_API_URL: z.url().default('https://impacthub.ixo.world/rest/'),
+    /** Key that protects USSD PINs (spec 002): exactly 32 characters, e.g. 16 random bytes as hex. Required. */
+    PIN_ENCRYPTION_KEY: z
+      .string({ error: 'is missing' })
+      .length(32, 'must be exactly 32 characters (16 random bytes as hex: openssl rand -hex 16)'),
+    /** USSD service codes this gateway answers, comma-separated (spec 002). Default `*1234#`. */
+    ZM_SERVICE_CODES: z
+      .string()
+      .default('*1234#')
+      .transform((v) => v.split(',').map((c) => c.trim()).filter(Boolean))
+      .refine((codes) => codes.length > 0 && codes.every((c) => /^\*[0-9*]{1,20}#$/.test(c)), {
+        message: 'must be USSD codes like *1234# separated by commas',
+      }),
   })
   .refine((c) => c.LEDGER_BACKEND !== 'cosmos' || (c.LEDGER_MNEMONIC ?? '').trim().split(/\s+/).length >= 12, {
     path: ['LEDGER_MNEMONIC'],
@@ -111,6 +123,12 @@ const remedies: Record<string, string> = {
   DATABASE_URL: 'set it to a PostgreSQL URL, e.g. postgres://postgres@127.0.0.1:5432/hearth',
   LOG_LEVEL: 'set it to one of debug, info, warn, error',
   REDIS_URL: 'set it to a Redis URL, e.g. redis://127.0.0.1:6379',
+  PIN_ENCRYPTION_KEY: 'set a 32-character key, e.g. the output of openssl rand -hex 16',
+};
+
+/** Spec wording that leads the line for some variables (spec 002: "Missing PIN encryption key"). */
+const headlines: Record<string, string> = {
+  PIN_ENCRYPTION_KEY: 'Missing PIN encryption key',
 };
 
 export class ConfigError extends Error {
@@ -119,14 +137,30 @@ export class ConfigError extends Error {
 
 /** Parses the environment; throws a {@link ConfigError} whose message is one line naming the variable and the fix. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const result = configSchema.safeParse(env);
+  return parseEnv(configSchema, env);
+}
+
+/** Only what the database tools (`npm run migrate`, `npm run ledger:verify`) need. */
+const databaseSchema = z.object({
+  DATABASE_URL: configSchema.shape.DATABASE_URL,
+  DATABASE_SCHEMA: configSchema.shape.DATABASE_SCHEMA,
+  LOG_LEVEL: configSchema.shape.LOG_LEVEL.default('info'),
+});
+
+export function loadDatabaseConfig(env: Record<string, string | undefined>): z.infer<typeof databaseSchema> {
+  return parseEnv(databaseSchema, env);
+}
+
+function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.infer<S> {
+  const result = schema.safeParse(env);
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
     const name = String(issue.path[0] ?? 'environment');
     const value = env[name];
     const problem = value === undefined ? 'is missing' : issue.message;
     const fix = remedies[name] ?? 'see .env.example';
-    return `${name} ${problem}: ${fix}`;
+    const headline = headlines[name] ? `${headlines[name]}: ` : '';
+    return `${headline}${name} ${problem}: ${fix}`;
   });
   throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
 }

@@ -7,6 +7,8 @@ export interface BenchEnv {
   databaseUrl: string;
   prefix: string;
   schema: string;
+  /** PIN_ENCRYPTION_KEY of the run's processes (random: a bench is never a deployment). */
+  pinKey: string;
   seconds: number;
   machine: string;
 }
@@ -19,6 +21,7 @@ export function benchEnv(): BenchEnv {
     databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     prefix: `bench${id}`,
     schema: `bench_${id}`,
+    pinKey: randomBytes(16).toString('hex'),
     seconds: Number(process.env.BENCH_SECONDS ?? 5),
     machine: `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}`,
   };

@@ -61,6 +61,7 @@ export async function httpRedemptions(
       DATABASE_SCHEMA: env.schema,
       REDIS_URL: env.redisUrl,
       REDIS_PREFIX: env.prefix,
+      PIN_ENCRYPTION_KEY: env.pinKey,
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
     },

@@ -24,6 +24,7 @@ export async function startWorker(
       DATABASE_SCHEMA: env.schema,
       REDIS_URL: env.redisUrl,
       REDIS_PREFIX: env.prefix,
+      PIN_ENCRYPTION_KEY: env.pinKey,
       LOG_LEVEL: 'info',
       NODE_ENV: 'production',
       ...extra,

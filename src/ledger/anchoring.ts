@@ -1,5 +1,6 @@
 import type { Sql } from '../store/db.js';
 import type { BlockAnchor, SignedAnchor } from './anchor-port.js';
+import { publicReason } from './public-reason.js';
 
 interface PendingRow {
   height: string;
@@ -16,11 +17,20 @@ interface PendingRow {
  * transaction. Returns how many blocks were anchored; throws at the first block that fails,
  * after recording why on it.
  */
-export async function anchorPending(sql: Sql, chain: BlockAnchor, now: () => Date, max = 10): Promise<number> {
+export async function anchorPending(
+  sql: Sql,
+  chain: BlockAnchor,
+  now: () => Date,
+  /** Checked before each block: false once this process no longer holds the ledger lease. */
+  mayContinue: () => boolean = () => true,
+  max = 10,
+): Promise<number> {
   const pending = await sql<PendingRow[]>`
     SELECT height, merkle_root, tx_bytes, tx_hash, tx_sequence FROM ledger_blocks
     WHERE anchor_status = 'pending' ORDER BY height LIMIT ${max}`;
+  let anchored = 0;
   for (const b of pending) {
+    if (!mayContinue()) break;
     const height = Number(b.height);
     const leaves = await sql<{ leaf_hash: string }[]>`
       SELECT leaf_hash FROM ledger_entries WHERE height = ${height} ORDER BY idx`;
@@ -45,12 +55,14 @@ export async function anchorPending(sql: Sql, chain: BlockAnchor, now: () => Dat
       await sql`
         UPDATE ledger_blocks SET anchor_status = 'anchored', tx_hash = ${result.txHash},
                chain_height = ${result.chainHeight}, anchored_at = ${now().toISOString()}, anchor_error = NULL
-        WHERE height = ${height}`;
+        WHERE height = ${height} AND anchor_status = 'pending'`;
+      anchored++;
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      await sql`UPDATE ledger_blocks SET anchor_error = ${reason} WHERE height = ${height}`;
+      await sql`
+        UPDATE ledger_blocks SET anchor_error = ${publicReason(reason)} WHERE height = ${height} AND anchor_status = 'pending'`;
       throw err;
     }
   }
-  return pending.length;
+  return anchored;
 }

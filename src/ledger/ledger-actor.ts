@@ -4,8 +4,9 @@ import type { Sql } from '../store/db.js';
 import type { BlockAnchor } from './anchor-port.js';
 import { anchorPending } from './anchoring.js';
 import { appendBlock } from './journal.js';
+import { publicReason } from './public-reason.js';
 
-/** How long close() waits for the loop (an inclusion poll can take a block time or more). */
+/** How long close() waits for the loops (an inclusion poll can take a block time or more). */
 const CLOSE_GRACE_MS = 2_000;
 
 export interface LedgerActorOptions {
@@ -13,7 +14,7 @@ export interface LedgerActorOptions {
   batchSize: number;
   /** How often the outbox is drained, ms (LEDGER_BATCH_MS): no entry waits longer for its block. */
   batchMs: number;
-  /** How long the writer's lease lives without renewal, ms. */
+  /** How long the writer's lease lives without renewal, ms (renewed every third of it). */
   leaseMs: number;
 }
 
@@ -27,23 +28,36 @@ export interface LedgerActorDeps {
   chain?: BlockAnchor;
 }
 
+type Part = 'drain' | 'anchor';
+
 /**
  * The ledger actor: one per deployment, wherever its lease is held (every worker process runs
- * one; the others stand by and take over when the holder's lease lapses). It drains the
- * outbox's `ledger` entries into journal blocks — a full block at once, a partial one every
- * `batchMs` — and, on the cosmos backend, anchors each block in one transaction. Failures are
+ * one; the others stand by and take over when the holder's lease lapses). A heartbeat keeps the
+ * lease; while it is held, one loop drains the outbox's `ledger` entries into journal blocks — a
+ * full block at once, a partial one every `batchMs` — and, on the cosmos backend, a second loop
+ * anchors each block in one transaction, so a slow chain never delays the journal. Failures are
  * retried with back-off and recorded in `ledger_head.last_error` for /health; an entry is never
  * dropped (it stays in the outbox until its block commits).
  */
 export class LedgerActor {
   private readonly abort = new AbortController();
-  private loop: Promise<void> | undefined;
-  private lastError: string | null = null;
+  private loops: Promise<void> | undefined;
+  private held = false;
+  private readonly errors: Record<Part, string | null> = { drain: null, anchor: null };
+  /** What `ledger_head.last_error` holds as far as this process knows (undefined: not known yet). */
+  private written: string | null | undefined;
 
   constructor(private readonly d: LedgerActorDeps) {}
 
   start(): void {
-    this.loop ??= this.run();
+    const chain = this.d.chain;
+    this.loops ??= Promise.all([
+      this.heartbeat(),
+      this.repeat('drain', () => this.drain()),
+      ...(chain
+        ? [this.repeat('anchor', () => anchorPending(this.d.sql, chain, this.d.clock, () => this.mayWrite()))]
+        : []),
+    ]).then(() => undefined);
   }
 
   /**
@@ -53,34 +67,52 @@ export class LedgerActor {
    */
   async close(): Promise<void> {
     this.abort.abort();
-    await Promise.race([this.loop, sleep(CLOSE_GRACE_MS)]);
+    await Promise.race([this.loops, sleep(CLOSE_GRACE_MS)]);
     await this.d.sql`
       UPDATE ledger_head SET lease_owner = NULL, lease_until = NULL WHERE id = 1 AND lease_owner = ${this.d.ownerId}`.catch(
       () => undefined,
     );
   }
 
-  private async run(): Promise<void> {
-    const { log, options } = this.d;
-    const backoff = new Backoff(100, 10_000);
+  private mayWrite(): boolean {
+    return this.held && !this.abort.signal.aborted;
+  }
+
+  private async heartbeat(): Promise<void> {
     const signal = this.abort.signal;
     while (!signal.aborted) {
       try {
-        if (!(await this.holdLease())) {
-          await sleep(Math.max(options.batchMs, 500), signal);
-          continue;
-        }
-        await this.drain();
-        if (this.d.chain) await anchorPending(this.d.sql, this.d.chain, this.d.clock);
-        await this.recordError(null);
+        const was = this.held;
+        this.held = await this.holdLease();
+        if (this.held && !was) this.d.log.info({ owner: this.d.ownerId }, 'ledger writer lease taken');
+      } catch (err) {
+        this.held = false;
+        this.d.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'ledger lease renewal failed');
+      }
+      await sleep(this.d.options.leaseMs / 3, signal);
+    }
+  }
+
+  /** Runs one part every `batchMs` while the lease is held, with back-off after a failure. */
+  private async repeat(part: Part, work: () => Promise<unknown>): Promise<void> {
+    const backoff = new Backoff(100, 10_000);
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      if (!this.mayWrite()) {
+        await sleep(this.d.options.batchMs, signal);
+        continue;
+      }
+      try {
+        await work();
+        await this.recordError(part, null);
         backoff.reset();
-        await sleep(options.batchMs, signal);
+        await sleep(this.d.options.batchMs, signal);
       } catch (err) {
         if (signal.aborted) break;
         const reason = err instanceof Error ? err.message : String(err);
         const delay = backoff.next();
-        log.warn({ err: reason, retryInMs: delay }, 'ledger write failed');
-        await this.recordError(reason).catch(() => undefined);
+        this.d.log.warn({ err: reason, part, retryInMs: delay }, 'ledger write failed');
+        await this.recordError(part, reason).catch(() => undefined);
         await sleep(delay, signal);
       }
     }
@@ -89,7 +121,7 @@ export class LedgerActor {
   /** Writes blocks until the outbox holds less than a full one. */
   private async drain(): Promise<void> {
     const { sql, log, options, clock } = this.d;
-    for (;;) {
+    while (this.mayWrite()) {
       const started = performance.now();
       const block = await appendBlock(sql, { maxEntries: options.batchSize, now: clock(), anchor: !!this.d.chain });
       if (!block) return;
@@ -97,8 +129,7 @@ export class LedgerActor {
         { height: block.height, entries: block.entryCount, ms: Math.round(performance.now() - started) },
         'ledger block written',
       );
-      if (block.entryCount < options.batchSize || this.abort.signal.aborted) return;
-      if (!(await this.holdLease())) return;
+      if (block.entryCount < options.batchSize) return;
     }
   }
 
@@ -112,11 +143,15 @@ export class LedgerActor {
     return rows.length === 1;
   }
 
-  private async recordError(reason: string | null): Promise<void> {
-    if (reason === this.lastError) return;
+  /** Keeps `ledger_head.last_error` equal to the first failing part's reason (cleared on success). */
+  private async recordError(part: Part, reason: string | null): Promise<void> {
+    this.errors[part] = reason === null ? null : publicReason(reason);
+    const current = this.errors.drain ?? this.errors.anchor;
+    if (current === this.written) return;
     await this.d.sql`
-      UPDATE ledger_head SET last_error = ${reason}, last_error_at = ${reason === null ? null : this.d.clock().toISOString()}
+      UPDATE ledger_head SET last_error = ${current},
+             last_error_at = ${current === null ? null : this.d.clock().toISOString()}
       WHERE id = 1`;
-    this.lastError = reason;
+    this.written = current;
   }
 }

@@ -1,5 +1,4 @@
 import type { Sql } from '../store/db.js';
-import { paged } from '../store/paged.js';
 import { inclusionPath, type ProofStep } from './merkle.js';
 
 /** A block as the API shows it. */
@@ -35,6 +34,8 @@ export interface LedgerStatus {
 export interface EntryProof {
   entryId: string;
   entry: unknown;
+  /** The entry's canonical JSON exactly as hashed: `leafHash = SHA-256(0x00 ‖ body)`. */
+  body: string;
   leafHash: string;
   block: BlockView;
   index: number;
@@ -53,7 +54,6 @@ interface BlockRow {
   tx_hash: string | null;
   chain_height: string | null;
   anchor_error: string | null;
-  total?: string;
 }
 
 function view(r: BlockRow): BlockView {
@@ -83,15 +83,17 @@ const columns =
 export class LedgerReads {
   constructor(private readonly sql: Sql) {}
 
-  /** Newest first. */
+  /** Newest first. Heights run 1..head without a gap, so the head is the total. */
   async blocks(limit: number, offset: number): Promise<{ items: BlockView[]; total: number }> {
-    const { rows, total } = await paged(
-      (l, o) => this.sql<(BlockRow & { total: string })[]>`
-        SELECT ${this.sql.unsafe(columns)}, count(*) OVER () AS total FROM ledger_blocks
-        ORDER BY height DESC LIMIT ${l} OFFSET ${o}`,
-      limit,
-      offset,
-    );
+    const [head] = await this.sql<{ height: string }[]>`SELECT height FROM ledger_head WHERE id = 1`;
+    const total = Number(head?.height ?? 0);
+    const top = total - offset;
+    const rows =
+      top < 1
+        ? []
+        : await this.sql<BlockRow[]>`
+            SELECT ${this.sql.unsafe(columns)} FROM ledger_blocks
+            WHERE height <= ${top} AND height > ${top - limit} ORDER BY height DESC`;
     return { items: rows.map(view), total };
   }
 
@@ -113,6 +115,7 @@ export class LedgerReads {
     return {
       entryId,
       entry: JSON.parse(e.body) as unknown,
+      body: e.body,
       leafHash: e.leaf_hash,
       block,
       index: e.idx,

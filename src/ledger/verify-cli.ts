@@ -1,23 +1,26 @@
 /*
- * `npm run ledger:verify`: recomputes the journal's whole hash chain and exits 0 when it checks
- * out, 1 naming the first bad block when a row was altered, 2 when it could not run.
+ * `npm run ledger:verify [-- <height>:<hash> ...]`: recomputes the journal's whole hash chain
+ * and exits 0 when it checks out, 1 naming the first bad block when a row was altered (or a
+ * checkpoint recorded earlier no longer matches), 2 when it could not run.
  */
-import { loadConfig } from '../config.js';
+import { loadDatabaseConfig } from '../config.js';
 import { assertDatabaseReachable, createSql } from '../store/db.js';
-import { verifyJournal } from './verify.js';
+import { parseCheckpoint, verifyJournal } from './verify.js';
 
 async function main(): Promise<number> {
-  const config = loadConfig(process.env);
+  const config = loadDatabaseConfig(process.env);
   const sql = createSql({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, max: 2 });
   try {
     await assertDatabaseReachable(sql);
     const started = Date.now();
-    const result = await verifyJournal(sql, (blocks) =>
-      process.stderr.write(`ledger:verify: ${blocks} blocks checked\n`),
-    );
+    const checkpoints = process.argv.slice(2).map(parseCheckpoint);
+    const result = await verifyJournal(sql, {
+      checkpoints,
+      progress: (blocks) => process.stderr.write(`ledger:verify: ${blocks} blocks checked\n`),
+    });
     if (result.ok) {
       process.stdout.write(
-        `ledger:verify: OK: ${result.blocks} blocks, ${result.entries} entries, chain intact (${Date.now() - started} ms)\n`,
+        `ledger:verify: OK: ${result.blocks} blocks, ${result.entries} entries, chain intact, head ${result.head ?? 'none'} (${Date.now() - started} ms)\n`,
       );
       return 0;
     }

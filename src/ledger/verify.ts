@@ -1,3 +1,4 @@
+import type { TransactionSql } from 'postgres';
 import type { Sql } from '../store/db.js';
 import { blockHash, GENESIS_HASH } from './block.js';
 import { leafHash, merkleRoot } from './merkle.js';
@@ -6,6 +7,8 @@ export interface VerifyResult {
   ok: boolean;
   blocks: number;
   entries: number;
+  /** The last block that checks out (`height:hash`): record it, and pass it later as a checkpoint. */
+  head?: string;
   /** The first block that does not check out, and why. */
   bad?: { height: number; reason: string };
 }
@@ -27,17 +30,52 @@ interface EntryRow {
   body: string;
 }
 
-const PAGE = 200;
+const PAGE = 50;
+
+/** A block hash recorded outside the database earlier (printed by a previous verify). */
+export interface Checkpoint {
+  height: number;
+  hash: string;
+}
+
+/** `height:hash` as printed by ledger:verify. */
+export function parseCheckpoint(text: string): Checkpoint {
+  const m = /^([1-9][0-9]*):([0-9a-f]{64})$/.exec(text);
+  if (!m) throw new Error(`"${text}" is not a checkpoint: expected <height>:<64 hex digits>`);
+  return { height: Number(m[1]), hash: m[2]! };
+}
 
 /**
- * Recomputes the whole chain from its stored rows: every entry's leaf from its body, every
- * block's Merkle root, hash and link to its predecessor, the heights without a gap, and the head.
- * Stops at the first block that does not check out. `progress` is called after every page.
+ * Recomputes the whole chain from its stored rows, in one read-only snapshot: every entry's leaf
+ * from its body, every block's Merkle root, hash and link to its predecessor, the heights without
+ * a gap, the head, and each checkpoint. Stops at the first block that does not check out.
+ *
+ * A hash chain alone cannot tell a consistently rewritten tail (or a truncated one with the head
+ * moved back) from the real one: that is what checkpoints, recorded outside the database, and the
+ * cosmos backend's on-chain anchors are for.
  */
-export async function verifyJournal(sql: Sql, progress?: (blocks: number) => void): Promise<VerifyResult> {
+export async function verifyJournal(
+  sql: Sql,
+  opts: { progress?: (blocks: number) => void; checkpoints?: readonly Checkpoint[] } = {},
+): Promise<VerifyResult> {
+  const result = await sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => verifyIn(tx, opts));
+  return result;
+}
+
+async function verifyIn(
+  sql: Sql | TransactionSql,
+  opts: { progress?: (blocks: number) => void; checkpoints?: readonly Checkpoint[] },
+): Promise<VerifyResult> {
+  const checkpoints = new Map((opts.checkpoints ?? []).map((c) => [c.height, c.hash]));
   let prevHash = GENESIS_HASH;
   let expected = 1;
   let entries = 0;
+  const bad = (height: number, reason: string): VerifyResult => ({
+    ok: false,
+    blocks: expected - 1,
+    entries,
+    bad: { height, reason },
+  });
   for (;;) {
     const blocks = await sql<BlockRow[]>`
       SELECT height, prev_hash, merkle_root, hash, entry_count, created_at FROM ledger_blocks
@@ -55,39 +93,26 @@ export async function verifyJournal(sql: Sql, progress?: (blocks: number) => voi
     }
     for (const b of blocks) {
       const height = Number(b.height);
-      const fail = (reason: string): VerifyResult => ({
-        ok: false,
-        blocks: expected - 1,
-        entries,
-        bad: { height, reason },
-      });
-      if (height !== expected) {
-        return {
-          ok: false,
-          blocks: expected - 1,
-          entries,
-          bad: { height: expected, reason: `block ${expected} is missing` },
-        };
-      }
+      if (height !== expected) return bad(expected, `block ${expected} is missing`);
       const list = byHeight.get(height) ?? [];
       const why = checkBlock(b, list, prevHash);
-      if (why) return fail(why);
+      if (why) return bad(height, why);
+      const recorded = checkpoints.get(height);
+      if (recorded !== undefined && recorded !== b.hash)
+        return bad(height, `hash differs from the checkpoint ${height}:${recorded}`);
       prevHash = b.hash;
       entries += list.length;
       expected++;
     }
-    progress?.(expected - 1);
+    opts.progress?.(expected - 1);
   }
+  const beyond = [...checkpoints.keys()].filter((h) => h >= expected).sort((x, y) => x - y)[0];
+  if (beyond !== undefined) return bad(beyond, `block ${beyond} is missing: the chain ends below a checkpoint`);
   const [head] = await sql<{ height: string; hash: string }[]>`SELECT height, hash FROM ledger_head WHERE id = 1`;
   if (!head || Number(head.height) !== expected - 1 || head.hash !== prevHash) {
-    return {
-      ok: false,
-      blocks: expected - 1,
-      entries,
-      bad: { height: Number(head?.height ?? 0), reason: 'the head does not match the last block' },
-    };
+    return bad(Number(head?.height ?? 0), 'the head does not match the last block');
   }
-  return { ok: true, blocks: expected - 1, entries };
+  return { ok: true, blocks: expected - 1, entries, head: `${expected - 1}:${prevHash}` };
 }
 
 /** Why a block does not check out, or undefined. */

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
@@ -11,9 +12,11 @@ import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtu
 const BATCH = 64;
 
 /** Runs `npm run ledger:verify`'s program on this file's schema. */
-async function ledgerVerify(env: Isolated): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/ledger/verify-cli.ts'], {
-    env: { PATH: process.env.PATH ?? '', ...env.env() },
+async function ledgerVerify(env: Isolated, ...args: string[]): Promise<{ code: number | null; out: string }> {
+  // Only what the tool needs: the database variables.
+  const { DATABASE_URL, DATABASE_SCHEMA } = env.env();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/ledger/verify-cli.ts', ...args], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: DATABASE_URL!, DATABASE_SCHEMA: DATABASE_SCHEMA! },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -98,6 +101,10 @@ describe('ledger: the journal backend', () => {
     expect(list.body.items).toHaveLength(2);
     const newest = list.body.items[0];
     expect(newest.height).toBe(list.body.total);
+    const page2 = await a.call('GET', '/v1/ledger/blocks?limit=2&offset=2', { key: regulatorKey });
+    expect(page2.body.items.map((b: { height: number }) => b.height)).toEqual([newest.height - 2, newest.height - 3]);
+    const past = await a.call('GET', `/v1/ledger/blocks?offset=${list.body.total}`, { key: regulatorKey });
+    expect(past.body).toMatchObject({ items: [], total: list.body.total });
     expect(list.body.items[1].hash).toBe(newest.prevHash);
     expect(newest.anchor).toBeNull();
 
@@ -110,6 +117,13 @@ describe('ledger: the journal backend', () => {
     expect(proof.status).toBe(200);
     expect(proof.body).toMatchObject({ entryId: row?.entry_id, index: 5, block: { height: 3 } });
     expect(proof.body.entry.entryId).toBe(row?.entry_id);
+    // The exact hashed bytes are served, so any language can recompute the leaf.
+    expect(
+      createHash('sha256')
+        .update(Buffer.from([0]))
+        .update(proof.body.body)
+        .digest('hex'),
+    ).toBe(proof.body.leafHash);
     expect(proof.body.merklePath.length).toBeGreaterThan(0);
     expect(
       verifyInclusion(proof.body.leafHash, proof.body.merklePath as ProofStep[], proof.body.block.merkleRoot),
@@ -182,6 +196,38 @@ describe('ledger: the journal backend', () => {
     await env.sql`INSERT INTO ledger_entries ${env.sql(entries8 as unknown as Record<string, unknown>[])}`;
 
     expect((await ledgerVerify(env)).code).toBe(0);
+  });
+
+  it('catches a consistently rewritten tail, or a truncated chain, against a checkpoint recorded earlier', async () => {
+    const clean = await ledgerVerify(env);
+    const head = /head (\d+:[0-9a-f]{64})/.exec(clean.out)?.[1];
+    expect(head).toBeDefined();
+    const [height] = head!.split(':');
+    const checkpoint = head!;
+    // Truncate: drop the last block and move the head back. The chain alone still checks out...
+    const last = Number(height);
+    const block = await env.sql`SELECT * FROM ledger_blocks WHERE height = ${last}`;
+    const entries = await env.sql`SELECT * FROM ledger_entries WHERE height = ${last}`;
+    const [prev] = await env.sql<{ hash: string }[]>`SELECT hash FROM ledger_blocks WHERE height = ${last - 1}`;
+    await env.sql`DELETE FROM ledger_entries WHERE height = ${last}`;
+    await env.sql`DELETE FROM ledger_blocks WHERE height = ${last}`;
+    await env.sql`UPDATE ledger_head SET height = ${last - 1}, hash = ${prev!.hash}`;
+    try {
+      expect((await ledgerVerify(env)).code).toBe(0);
+      // ...but not against the checkpoint.
+      const truncated = await ledgerVerify(env, checkpoint);
+      expect(truncated.code).toBe(1);
+      expect(truncated.out).toContain(`FAILED at block ${last}: block ${last} is missing`);
+    } finally {
+      await env.sql`INSERT INTO ledger_blocks ${env.sql(block[0]!)}`;
+      await env.sql`INSERT INTO ledger_entries ${env.sql(entries as unknown as Record<string, unknown>[])}`;
+      await env.sql`UPDATE ledger_head SET height = ${last}, hash = ${checkpoint.split(':')[1]!}`;
+    }
+    expect((await ledgerVerify(env, checkpoint)).code).toBe(0);
+    const wrong = await ledgerVerify(env, `${last}:${'0'.repeat(64)}`);
+    expect(wrong.code).toBe(1);
+    expect(wrong.out).toContain(`FAILED at block ${last}: hash differs from the checkpoint`);
+    expect((await ledgerVerify(env, 'garbage')).code).toBe(2);
   });
 
   it('answers LEDGER_ENTRY_PENDING for an entry still waiting in the outbox', async () => {

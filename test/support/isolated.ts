@@ -7,6 +7,9 @@ import { createLogger, type Logger } from '../../src/log.js';
 import { createSql, type Sql } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 
+/** The PIN key every test process gets (a test secret, never a deployment's). */
+export const testPinKey = 'a3f1c9e07b5d2468a3f1c9e07b5d2468';
+
 export interface Isolated {
   prefix: string;
   schema: string;
@@ -47,6 +50,7 @@ export async function isolated(): Promise<Isolated> {
     PORT: '0',
     HOST: '127.0.0.1',
     LEASE_TTL_MS: '1500',
+    PIN_ENCRYPTION_KEY: testPinKey,
     ...overrides,
   });
   return {

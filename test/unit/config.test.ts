@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
-const minimal = { DATABASE_URL: 'postgres://u@h:5432/db', LOG_LEVEL: 'info' };
+const minimal = {
+  DATABASE_URL: 'postgres://u@h:5432/db',
+  LOG_LEVEL: 'info',
+  PIN_ENCRYPTION_KEY: '0123456789abcdef0123456789abcdef',
+};
 
 describe('loadConfig', () => {
   it('fills every default from a minimal environment', () => {
@@ -15,7 +19,33 @@ describe('loadConfig', () => {
       REDIS_PREFIX: 'hearth',
       ACTOR_PARTITIONS: 16,
       HEARTH_DIAGNOSTICS: false,
+      LEDGER_BACKEND: 'journal',
+      ZM_SERVICE_CODES: ['*1234#'],
     });
+  });
+
+  it("refuses to start without a 32-character PIN key, with the spec's missing-key error", () => {
+    const { PIN_ENCRYPTION_KEY: _drop, ...noKey } = minimal;
+    expect(() => loadConfig(noKey)).toThrowError(
+      /^invalid configuration: Missing PIN encryption key: PIN_ENCRYPTION_KEY is missing: set a 32-character key/,
+    );
+    expect(() => loadConfig({ ...minimal, PIN_ENCRYPTION_KEY: 'short' })).toThrowError(
+      /PIN_ENCRYPTION_KEY must be exactly 32 characters/,
+    );
+  });
+
+  it('reads the USSD service codes as a list and refuses anything else', () => {
+    expect(loadConfig({ ...minimal, ZM_SERVICE_CODES: '*1234#, *384*7#' }).ZM_SERVICE_CODES).toEqual([
+      '*1234#',
+      '*384*7#',
+    ]);
+    expect(() => loadConfig({ ...minimal, ZM_SERVICE_CODES: '1234' })).toThrowError(
+      /ZM_SERVICE_CODES must be USSD codes/,
+    );
+  });
+
+  it('requires a mnemonic with the cosmos ledger backend', () => {
+    expect(() => loadConfig({ ...minimal, LEDGER_BACKEND: 'cosmos' })).toThrowError(/LEDGER_MNEMONIC is missing/);
   });
 
   it('coerces numbers and booleans from strings', () => {
@@ -26,9 +56,11 @@ describe('loadConfig', () => {
   });
 
   it('names a missing DATABASE_URL and its fix in one line', () => {
-    expect(() => loadConfig({ LOG_LEVEL: 'info' })).toThrowError(ConfigError);
+    expect(() => loadConfig({ LOG_LEVEL: 'info', PIN_ENCRYPTION_KEY: minimal.PIN_ENCRYPTION_KEY })).toThrowError(
+      ConfigError,
+    );
     try {
-      loadConfig({ LOG_LEVEL: 'info' });
+      loadConfig({ LOG_LEVEL: 'info', PIN_ENCRYPTION_KEY: minimal.PIN_ENCRYPTION_KEY });
     } catch (err) {
       const message = (err as Error).message;
       expect(message).not.toContain('\n');

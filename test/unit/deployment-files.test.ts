@@ -13,12 +13,19 @@ interface ComposeService {
 
 const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, ComposeService> };
 
+/** What `docker compose` makes of `${VAR:-default}` when VAR is not set in the shell. */
+const interpolated = (env: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, (_, fallback: string) => fallback)]),
+  );
+
 describe('docker-compose.yml', () => {
   const hearth = compose.services.hearth;
 
   it('gives the hearth service an environment the config schema accepts', () => {
     expect(hearth?.environment).toBeDefined();
-    const config = loadConfig(hearth?.environment ?? {});
+    const config = loadConfig(interpolated(hearth?.environment ?? {}));
+    expect(config.PIN_ENCRYPTION_KEY).toHaveLength(32);
     expect(config.DATABASE_URL).toMatch(/@postgres:5432\//);
     expect(config.REDIS_URL).toBe('redis://redis:6379');
     expect(hearth?.ports).toContain(`${config.PORT}:${config.PORT}`);

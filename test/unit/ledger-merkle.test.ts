@@ -69,8 +69,24 @@ describe('ledger canonical bytes', () => {
     }
     const header = { height: 1, prevHash: '0'.repeat(64), merkleRoot: 'ab', entryCount: 1, createdAt: entry.createdAt };
     const hash = blockHash(header);
-    for (const change of [{ height: 2 }, { prevHash: '1'.repeat(64) }, { merkleRoot: 'ac' }, { entryCount: 2 }]) {
+    for (const change of [
+      { height: 2 },
+      { prevHash: '1'.repeat(64) },
+      { merkleRoot: 'ac' },
+      { entryCount: 2 },
+      { createdAt: '2026-01-01T00:00:00.001Z' },
+    ]) {
       expect(blockHash({ ...header, ...change })).not.toBe(hash);
     }
+  });
+});
+
+describe('ledger failure text shown in /health', () => {
+  it('cuts URLs to their origin and bounds the length', async () => {
+    const { publicReason } = await import('../../src/ledger/public-reason.js');
+    expect(publicReason('fetch https://rpc.example.com/v1/abcdef0123secret/?key=xyz failed')).toBe(
+      'fetch https://rpc.example.com failed',
+    );
+    expect(publicReason('x'.repeat(2_000))).toHaveLength(501);
   });
 });
