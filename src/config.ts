@@ -107,7 +107,12 @@ export const configSchema = z
     ZM_SERVICE_CODES: z
       .string()
       .default('*1234#')
-      .transform((v) => v.split(',').map((c) => c.trim()).filter(Boolean))
+      .transform((v) =>
+        v
+          .split(',')
+          .map((c) => c.trim())
+          .filter(Boolean),
+      )
       .refine((codes) => codes.length > 0 && codes.every((c) => /^\*[0-9*]{1,20}#$/.test(c)), {
         message: 'must be USSD codes like *1234# separated by commas',
       }),
