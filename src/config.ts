@@ -116,6 +116,10 @@ export const configSchema = z
       .refine((codes) => codes.length > 0 && codes.every((c) => /^\*[0-9*]{1,20}#$/.test(c)), {
         message: 'must be USSD codes like *1234# separated by commas',
       }),
+    /** Seconds a USSD session lives without input. Default 180. */
+    USSD_IDLE_SECONDS: positiveInt.max(3_600).default(180),
+    /** USSD requests per phone number per minute before the phone is asked to wait. Default 30. */
+    USSD_RATE_PER_MINUTE: positiveInt.max(10_000).default(30),
   })
   .refine((c) => c.LEDGER_BACKEND !== 'cosmos' || (c.LEDGER_MNEMONIC ?? '').trim().split(/\s+/).length >= 12, {
     path: ['LEDGER_MNEMONIC'],

@@ -7,6 +7,7 @@ import { assertPartitionCounts } from './actors/runtime/partition-counts.js';
 import { Runtime } from './actors/runtime/runtime.js';
 import type { ActorDefinition } from './actors/runtime/types.js';
 import { actors as defaultActors } from './actors/registry.js';
+import { ussdSessionActor } from './actors/ussd-session/index.js';
 import type { Config } from './config.js';
 import { ApiKeyStore, hashSecret } from './gateways/auth/api-key-store.js';
 import { docsRoutes } from './gateways/docs/routes.js';
@@ -52,7 +53,10 @@ export function processId(role: string): string {
 
 /** The composition root: config → store → redis → runtime → gateway. */
 export async function startHearth(config: Config, log: Logger, opts: StartOptions = {}): Promise<Hearth> {
-  const actors = opts.actors ?? defaultActors;
+  const actors = opts.actors ?? [
+    ...defaultActors,
+    ussdSessionActor({ pinKey: config.PIN_ENCRYPTION_KEY, idleMs: config.USSD_IDLE_SECONDS * 1000 }),
+  ];
   const keys = createKeys(config.REDIS_PREFIX);
   const metrics = createMetrics();
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -146,7 +150,13 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       const adminHash = config.HEARTH_ADMIN_KEY ? hashSecret(config.HEARTH_ADMIN_KEY) : undefined;
       const keyStore = new ApiKeyStore(sql, adminHash);
       const clock = opts.clock ?? (() => new Date());
-      for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock })) router.add(r);
+      const ussd = {
+        pinKey: config.PIN_ENCRYPTION_KEY,
+        serviceCodes: config.ZM_SERVICE_CODES,
+        idleMs: config.USSD_IDLE_SECONDS * 1000,
+        ratePerMinute: config.USSD_RATE_PER_MINUTE,
+      };
+      for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock, log, ussd })) router.add(r);
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
       for (const r of docsRoutes(router, version)) router.add(r);
     }

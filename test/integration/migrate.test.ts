@@ -37,6 +37,7 @@ describe('migrations', () => {
       'products',
       'schema_migrations',
       'suppliers',
+      'ussd_pins',
     ]);
   });
 

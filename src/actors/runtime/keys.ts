@@ -35,6 +35,12 @@ export interface Keys {
   chatEvents(sessionId: string): string;
   /** Marks a supplier message signature as used (replay protection), by its SHA-256. */
   seenSignature(digest: string): string;
+  /** Sorted set of live USSD sessions, scored by their last activity (ms). */
+  ussdLive(): string;
+  /** Hash of live USSD session summaries, by session id. */
+  ussdSummaries(): string;
+  /** Requests of one phone in one minute (rate limit); the phone is given as a digest. */
+  ussdRate(phoneDigest: string, minute: number): string;
   /** Sorted set of live workers, scored by their last heartbeat (Redis time, ms). */
   readonly workers: string;
   /** Hash of deployment-wide facts every process must agree on (partition counts). */
@@ -54,6 +60,9 @@ export function createKeys(prefix: string): Keys {
     replies: (gatewayId) => `${prefix}:reply:${checkId(gatewayId)}`,
     chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
     seenSignature: (digest) => `${prefix}:sig:${checkId(digest)}`,
+    ussdLive: () => `${prefix}:ussd:live`,
+    ussdSummaries: () => `${prefix}:ussd:sessions`,
+    ussdRate: (phoneDigest, minute) => `${prefix}:ussd:rate:${checkId(phoneDigest)}:${minute}`,
     workers: `${prefix}:workers`,
     meta: `${prefix}:meta`,
     group: 'owners',

@@ -19,6 +19,9 @@ import { SurveyReads } from '../../store/survey-reads.js';
 import { ClaimReads } from '../../store/claim-reads.js';
 import { LedgerReads } from '../../ledger/ledger-reads.js';
 import { ledgerRoutes } from './ledger.js';
+import { ussdRoutes } from './ussd.js';
+import { ussdDeps } from '../ussd/deps.js';
+import type { Logger } from '../../log.js';
 
 /** Every route of spec 000 (vouchers, claims, surveys), the registries and keys behind it, and the ledger. */
 export interface ProductDeps {
@@ -28,9 +31,20 @@ export interface ProductDeps {
   apiKeys: ApiKeyStore;
   client: ActorClient;
   clock: () => Date;
+  log: Logger;
+  ussd: { pinKey: string; serviceCodes: readonly string[]; idleMs: number; ratePerMinute: number };
 }
 
-export function productRoutes({ sql, redis, keys: redisKeys, apiKeys: keys, client, clock }: ProductDeps): RouteSpec[] {
+export function productRoutes({
+  sql,
+  redis,
+  keys: redisKeys,
+  apiKeys: keys,
+  client,
+  clock,
+  log,
+  ussd,
+}: ProductDeps): RouteSpec[] {
   const households = new Registry(sql, householdTable);
   // Read on every redemption and supplier request: kept 2 s (changes elsewhere show within that).
   const suppliers = new Registry(sql, supplierTable, 2_000);
@@ -88,5 +102,9 @@ export function productRoutes({ sql, redis, keys: redisKeys, apiKeys: keys, clie
     ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),
     ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
     ...ledgerRoutes(g, new LedgerReads(sql)),
+    ...ussdRoutes(
+      g,
+      ussdDeps({ sql, redis, keys: redisKeys, client, clock, log, ussd, vouchers, products, suppliers }),
+    ),
   ];
 }

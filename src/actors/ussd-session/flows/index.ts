@@ -1,0 +1,14 @@
+import { changePinFlow } from './change-pin.js';
+import { pinSetupFlow, type MacPin } from './pin-setup.js';
+import type { FlowDefinition } from './registry.js';
+import { supplierRedeemFlow } from './supplier-redeem.js';
+import { unregisteredFlow } from './unregistered.js';
+import { vouchersFlow } from './vouchers.js';
+
+/**
+ * Every flow hearth serves, in main-menu order. A deployer's flow goes in this list (see the
+ * README's example); the gateway and the session logic do not change.
+ */
+export function installedFlows(mac: MacPin): FlowDefinition[] {
+  return [pinSetupFlow(mac), vouchersFlow, supplierRedeemFlow(mac), changePinFlow(mac), unregisteredFlow];
+}

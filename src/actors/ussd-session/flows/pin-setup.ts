@@ -1,0 +1,53 @@
+import { assign } from 'xstate';
+import { t } from '../catalog/index.js';
+import { accept, isOk, notice, screen, valueOf, work, type FlowContext, type FlowEvent } from './kit.js';
+import { isPinShape, weakPin } from './pin-rules.js';
+import type { FlowDefinition } from './registry.js';
+
+type Args = { context: FlowContext; event: FlowEvent };
+
+/** The PIN as typed, turned into its keyed hash before it is kept (see pin-mac.ts). */
+export type MacPin = (pin: string) => string;
+
+/** A household's first use: a 5-digit PIN, entered twice, easy ones refused with the reason. */
+export function pinSetupFlow(mac: MacPin): FlowDefinition {
+  return {
+    id: 'pinSetup',
+    audiences: ['household', 'supplier'],
+    entry: 'pinSetup_create',
+    states: {
+      pinSetup_create: screen('pin', (c) => t(c.lang, 'pin.create'), [
+        {
+          guard: ({ event }: Args) => isPinShape(valueOf(event)) && !weakPin(valueOf(event)),
+          target: 'pinSetup_confirm',
+          actions: assign(({ event, context }: Args) => ({
+            notice: null,
+            data: { ...context.data, pinMac: mac(valueOf(event)) },
+          })),
+        },
+        {
+          actions: notice('pin.weak', (c, e) => ({ reason: t(c.lang, weakPin(valueOf(e)) ?? 'pin.weak.format') })),
+        },
+      ]),
+      pinSetup_confirm: screen('pin', (c) => t(c.lang, 'pin.confirm'), [
+        accept((v, c) => mac(v) === c.data.pinMac, 'pinSetup_save'),
+        { target: 'pinSetup_create', actions: notice('pin.mismatch') },
+      ]),
+      pinSetup_save: work(
+        (c) => ({ op: 'setPin', pinMac: String(c.data.pinMac) }),
+        [
+          {
+            guard: isOk,
+            target: 'menu',
+            actions: assign(({ context }: Args) => ({
+              pinSet: true,
+              data: {},
+              notice: t(context.lang, 'pin.created'),
+            })),
+          },
+          { target: 'pinSetup_create', actions: notice('common.unavailable') },
+        ],
+      ),
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { assign } from 'xstate';
+import { t } from '../catalog/index.js';
+import { isLocked, reasonText } from './change-pin.js';
+import {
+  accept,
+  endWith,
+  isOk,
+  keepResult,
+  notice,
+  resultOf,
+  screen,
+  valueOf,
+  work,
+  type FlowContext,
+  type FlowEvent,
+} from './kit.js';
+import type { MacPin } from './pin-setup.js';
+import { isPinShape } from './pin-rules.js';
+import type { FlowDefinition } from './registry.js';
+
+type Args = { context: FlowContext; event: FlowEvent };
+type Product = { id: string; name: string };
+
+const products = (c: FlowContext): Product[] => (c.data.products ?? []) as Product[];
+const chosen = (c: FlowContext): Product | undefined => products(c)[Number(c.data.productChoice) - 1];
+
+/**
+ * A supplier redeems a voucher: its id, a product from the approved list, the amount, then the
+ * PIN to confirm. The redemption goes through the voucher actor and its rules (the gateway asks
+ * it); the phone shows the remaining balance or the rule that refused it.
+ */
+export function supplierRedeemFlow(mac: MacPin): FlowDefinition {
+  return {
+    id: 'redeem',
+    audiences: ['supplier'],
+    label: 'supplier.redeem',
+    entry: 'redeem_voucher',
+    states: {
+      redeem_voucher: screen('text', (c) => t(c.lang, 'redeem.voucher'), [
+        accept((v) => /^[A-Za-z0-9_-]{3,64}$/.test(v), 'redeem_products', 'voucherId'),
+      ]),
+      redeem_products: work(
+        () => ({ op: 'listProducts' }),
+        [
+          { guard: isOk, target: 'redeem_product', actions: keepResult },
+          { target: 'menu', actions: notice('common.unavailable') },
+        ],
+      ),
+      redeem_product: screen(
+        'menu',
+        (c) =>
+          products(c).length === 0
+            ? t(c.lang, 'redeem.noProducts')
+            : `${t(c.lang, 'redeem.product')}\n${products(c)
+                .map((p, i) => `${i + 1} ${p.name}`)
+                .join('\n')}`,
+        [
+          accept(
+            (v, c) => /^[1-9][0-9]?$/.test(v) && Number(v) <= products(c).length,
+            'redeem_amount',
+            'productChoice',
+          ),
+        ],
+      ),
+      redeem_amount: screen('number', (c) => t(c.lang, 'redeem.amount'), [
+        accept((v) => /^[0-9]{1,9}(\.[0-9]{1,6})?$/.test(v) && Number(v) > 0, 'redeem_confirm', 'amount'),
+      ]),
+      redeem_confirm: screen(
+        'pin',
+        (c) =>
+          t(c.lang, 'redeem.confirm', {
+            amount: String(c.data.amount),
+            voucher: String(c.data.voucherId),
+            product: chosen(c)?.name ?? '',
+          }),
+        [
+          {
+            guard: ({ event }: Args) => isPinShape(valueOf(event)),
+            target: 'redeem_submit',
+            actions: assign(({ event, context }: Args) => ({
+              notice: null,
+              data: { ...context.data, pinMac: mac(valueOf(event)) },
+            })),
+          },
+        ],
+      ),
+      redeem_submit: work(
+        (c) => ({
+          op: 'redeem',
+          pinMac: String(c.data.pinMac),
+          voucherId: String(c.data.voucherId),
+          productId: chosen(c)?.id ?? '',
+          amount: Number(c.data.amount),
+        }),
+        [
+          {
+            guard: isOk,
+            target: 'done',
+            actions: endWith((c, e) => {
+              const r = resultOf(e);
+              const balance = r?.ok ? JSON.stringify(r.data?.remainingBalance ?? '') : '';
+              return t(c.lang, 'redeem.done', { amount: String(c.data.amount), balance });
+            }),
+          },
+          {
+            guard: ({ event }: Args) =>
+              resultOf(event)?.ok === false && resultOf(event)!.ok === false && isWrongPin(resultOf(event)),
+            target: 'redeem_confirm',
+            actions: assign(({ context, event }: Args) => ({ notice: `${reasonText(context, resultOf(event))} ` })),
+          },
+          {
+            target: 'done',
+            actions: endWith((c, e) =>
+              isLocked(resultOf(e))
+                ? reasonText(c, resultOf(e))
+                : t(c.lang, 'redeem.failed', { reason: reasonText(c, resultOf(e)) }),
+            ),
+          },
+        ],
+      ),
+    },
+  };
+}
+
+const isWrongPin = (r: ReturnType<typeof resultOf>): boolean => r?.ok === false && r.reason.startsWith('wrong:');

@@ -1,0 +1,28 @@
+import type { ActorDefinition } from '../runtime/types.js';
+import { installedFlows } from './flows/index.js';
+import { ussdDecide } from './logic.js';
+import { buildMachine } from './machine.js';
+import { ussdMessages, type UssdMessage } from './messages.js';
+import { pinMac } from './pin-mac.js';
+import type { UssdSession } from './state.js';
+
+export type { HopReply, UssdSession } from './state.js';
+export type { Intent, IntentResult } from './flows/kit.js';
+
+/**
+ * The USSD session actor, keyed by the aggregator's sessionId. Write-behind: a hop's reply leaves
+ * at once and the snapshot follows within `flushMs` (a crash replays the unacknowledged hops).
+ */
+export function ussdSessionActor(opts: {
+  pinKey: string;
+  idleMs: number;
+  flushMs?: number;
+}): ActorDefinition<UssdSession, UssdMessage> {
+  const machine = buildMachine(installedFlows((pin) => pinMac(opts.pinKey, pin)));
+  return {
+    type: 'ussd',
+    messages: ussdMessages,
+    persistence: { mode: 'write-behind', flushMs: opts.flushMs ?? 100 },
+    decide: ussdDecide({ machine, idleMs: opts.idleMs }),
+  };
+}

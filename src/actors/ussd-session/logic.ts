@@ -1,0 +1,175 @@
+import { initialTransition, transition, type AnyStateMachine } from 'xstate';
+import type { ActorContext, Decision } from '../runtime/types.js';
+import { DEFAULT_LANGUAGE, t } from './catalog/index.js';
+import type { FlowContext, ScreenMeta } from './flows/kit.js';
+import { NAV, splitInputs } from './input.js';
+import type { UssdMessage } from './messages.js';
+import { paginate, SCREEN_LIMIT } from './screen.js';
+import type { HopReply, Persisted, UssdSession } from './state.js';
+
+/** Screens kept for `0` (back). */
+const HISTORY = 20;
+/** Inputs applied per request at most (a dial-through carries a few; more is abuse). */
+const MAX_INPUTS = 30;
+
+export interface UssdLogicOptions {
+  machine: AnyStateMachine;
+  /** A session idle this long is over (spec: sessions expire). */
+  idleMs: number;
+}
+
+type Snapshot = ReturnType<AnyStateMachine['resolveState']>;
+
+/**
+ * The pure session logic around the flow machine: cumulative text → new inputs, navigation
+ * (`0` back, `00` menu, `*` exit, `98` more), paging, idle expiry, and work orders the gateway
+ * must carry out (a PIN check, a redemption) before the session goes on.
+ */
+export function ussdDecide(opts: UssdLogicOptions) {
+  const { machine } = opts;
+  const restore = (p: Persisted): Snapshot => machine.resolveState({ value: p.value, context: p.context });
+  const persist = (s: Snapshot): Persisted => ({ value: String(s.value), context: s.context as FlowContext });
+  const metaOf = (p: Persisted): ScreenMeta => (machine.getStateNodeById(`ussd.${p.value}`).meta ?? {}) as ScreenMeta;
+
+  function home(c: FlowContext): Persisted {
+    const value = c.audience !== 'unregistered' && !c.pinSet ? 'pinSetup_create' : 'menu';
+    return { value, context: { ...c, notice: null, data: {} } };
+  }
+
+  function end(s: UssdSession, text: string): void {
+    s.current = { value: 'done', context: { ...s.current.context, notice: null, data: { endText: text } } };
+    s.ended = true;
+    s.pending = null;
+  }
+
+  /** Moves to `next`; records the screen left for `0`; opens a work order if `next` needs one. */
+  function enter(s: UssdSession, next: Persisted, ctx: ActorContext, n: number): void {
+    const left = s.current;
+    if (next.value !== left.value && metaOf(left).screen) {
+      s.history = [...s.history, { value: left.value, context: { ...left.context, notice: null } }].slice(-HISTORY);
+    }
+    if (next.value !== left.value) s.page = 0;
+    s.current = next;
+    const intent = metaOf(next).intent;
+    if (intent) s.pending = { id: ctx.id(n), intent: intent(next.context) };
+    if (metaOf(next).screen?.kind === 'end') s.ended = true;
+  }
+
+  function pagesOf(s: UssdSession): string[] {
+    const meta = metaOf(s.current).screen;
+    if (!meta) return [''];
+    const c = s.current.context;
+    const body = c.notice ? `${c.notice.trim()}\n${meta.body(c)}` : meta.body(c);
+    if (meta.kind === 'end') return [body];
+    const footer =
+      s.current.value === 'menu' ? '' : t(c.lang, meta.kind === 'number' ? 'nav.footerNumber' : 'nav.footer');
+    return paginate(body, footer, t(c.lang, 'nav.more'));
+  }
+
+  function applyInput(s: UssdSession, value: string, ctx: ActorContext, n: number): void {
+    const kind = metaOf(s.current).screen?.kind;
+    if (!kind || kind === 'end') return;
+    const c = s.current.context;
+    if (value === NAV.exit) return end(s, t(c.lang, 'common.goodbye'));
+    if (value === NAV.home) {
+      s.history = [];
+      s.page = 0;
+      s.current = home(c);
+      return;
+    }
+    if (value === NAV.back && kind !== 'number') {
+      const previous = s.history.at(-1);
+      s.history = s.history.slice(0, -1);
+      s.page = 0;
+      s.current = previous ? { ...previous, context: { ...previous.context, lang: c.lang } } : home(c);
+      return;
+    }
+    if (value === NAV.more && kind !== 'number' && s.page < pagesOf(s).length - 1) {
+      s.page++;
+      return;
+    }
+    const [next] = transition(machine, restore(s.current), { type: 'INPUT', value });
+    enter(s, persist(next), ctx, n);
+  }
+
+  /**
+   * Applies the inputs of `text` past those already consumed, until they run out, the session
+   * ends, or work is needed (the rest comes back with the work's result: the gateway sends the
+   * text again, so the session never keeps the text, which may hold a PIN, in its snapshot).
+   */
+  function consume(s: UssdSession, text: string, ctx: ActorContext, n0: number): void {
+    const inputs = splitInputs(text);
+    let n = n0;
+    while (s.consumed < inputs.length && !s.pending && !s.ended && n - n0 < MAX_INPUTS) {
+      applyInput(s, inputs[s.consumed]!, ctx, n++);
+      s.consumed++;
+    }
+    // Past the cap the rest is dropped: the phone sees where it stands.
+    if (s.consumed < inputs.length && n - n0 >= MAX_INPUTS) s.consumed = inputs.length;
+  }
+
+  function reply(s: UssdSession): HopReply {
+    if (s.pending) return { kind: 'work', intentId: s.pending.id, intent: s.pending.intent, state: s.current.value };
+    const pages = pagesOf(s);
+    const end = s.ended;
+    const body = pages[Math.min(s.page, pages.length - 1)] ?? '';
+    const text = end ? `END ${clip(body, SCREEN_LIMIT - 4)}` : `CON ${body}`;
+    return { kind: 'screen', text, end, state: end ? 'ended' : s.current.value, startedAt: s.startedAt };
+  }
+
+  function create(msg: Extract<UssdMessage, { kind: 'hop' }>, ctx: ActorContext): UssdSession {
+    const [first] = initialTransition(machine, { audience: msg.audience, pinSet: msg.pinSet, lang: DEFAULT_LANGUAGE });
+    const at = ctx.now.toISOString();
+    return {
+      sessionId: ctx.key,
+      phoneNumber: msg.phoneNumber,
+      serviceCode: msg.serviceCode,
+      startedAt: at,
+      lastActivityAt: at,
+      consumed: 0,
+      current: persist(first),
+      history: [],
+      page: 0,
+      pending: null,
+      ended: false,
+    };
+  }
+
+  return function decide(state: UssdSession | undefined, msg: UssdMessage, ctx: ActorContext): Decision<UssdSession> {
+    if (msg.kind === 'hop') {
+      if (state && state.phoneNumber !== msg.phoneNumber) {
+        // Another phone using this session id: answer without touching the owner's session.
+        return { state, reply: expired(ctx) };
+      }
+      const s: UssdSession = state ? structuredClone(state) : create(msg, ctx);
+      if (state && !state.ended && ctx.now.getTime() - Date.parse(state.lastActivityAt) > opts.idleMs) {
+        end(s, t(s.current.context.lang, 'common.expired'));
+      }
+      if (s.ended) return { state: s, reply: reply(s) };
+      s.lastActivityAt = ctx.now.toISOString();
+      // Cumulative text only grows: an older one (a retry, a late duplicate) has nothing new.
+      if (!s.pending) consume(s, msg.text, ctx, 0);
+      return { state: s, reply: reply(s) };
+    }
+    if (!state) return { state, reply: expired(ctx) };
+    const s = structuredClone(state);
+    if (s.pending?.id === msg.intentId) {
+      s.pending = null;
+      const [next] = transition(machine, restore(s.current), { type: 'RESULT', result: msg.result });
+      enter(s, persist(next), ctx, 0);
+    }
+    // Another request's inputs may have arrived meanwhile: whichever text is longest goes on.
+    if (!s.pending && !s.ended) consume(s, msg.text, ctx, 1);
+    return { state: s, reply: reply(s) };
+  };
+}
+
+/** For a request that has no session of its own to continue. */
+function expired(ctx: ActorContext): HopReply {
+  const text = `END ${t(DEFAULT_LANGUAGE, 'common.expired')}`;
+  return { kind: 'screen', text, end: true, state: 'ended', startedAt: ctx.now.toISOString() };
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

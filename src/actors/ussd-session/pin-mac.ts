@@ -1,0 +1,10 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * A PIN as the session keeps it: HMAC-SHA256 under PIN_ENCRYPTION_KEY. The session's snapshot,
+ * its replies and the gateway's work orders carry this, never the digits; without the key it
+ * says nothing (a plain hash of a 5-digit PIN would be reversed by trying all 100,000).
+ */
+export function pinMac(key: string, pin: string): string {
+  return createHmac('sha256', key).update(`hearth-ussd-pin:${pin}`).digest('base64url');
+}

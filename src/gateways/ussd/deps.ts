@@ -1,0 +1,47 @@
+import type { Redis } from 'ioredis';
+import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { Keys } from '../../actors/runtime/keys.js';
+import type { Logger } from '../../log.js';
+import type { Sql } from '../../store/db.js';
+import type { Product, Supplier } from '../../store/registries/records.js';
+import type { Registry } from '../../store/registries/registry.js';
+import type { VoucherReads } from '../../store/voucher-reads.js';
+import { LiveSessions } from '../../ussd/live-sessions.js';
+import { PhoneDirectory } from '../../ussd/phone-directory.js';
+import { PinStore } from '../../ussd/pin-store.js';
+import { PhoneRateLimit } from '../../ussd/rate-limit.js';
+import type { HopDeps } from './hop.js';
+
+/** Wires the USSD gateway's parts from the shared stores. */
+export function ussdDeps(d: {
+  sql: Sql;
+  redis: Redis;
+  keys: Keys;
+  client: ActorClient;
+  clock: () => Date;
+  log: Logger;
+  ussd: { pinKey: string; serviceCodes: readonly string[]; idleMs: number; ratePerMinute: number };
+  vouchers: VoucherReads;
+  products: Registry<Product>;
+  suppliers: Registry<Supplier>;
+}): HopDeps {
+  const pins = new PinStore(d.sql, d.ussd.pinKey);
+  return {
+    client: d.client,
+    directory: new PhoneDirectory(d.sql),
+    pins,
+    rate: new PhoneRateLimit(d.redis, d.keys, d.ussd.ratePerMinute),
+    live: new LiveSessions(d.redis, d.keys, d.ussd.idleMs),
+    work: {
+      pins,
+      vouchers: d.vouchers,
+      products: d.products,
+      suppliers: d.suppliers,
+      client: d.client,
+      clock: d.clock,
+    },
+    serviceCodes: d.ussd.serviceCodes,
+    clock: d.clock,
+    log: d.log.child({ route: 'ussd' }),
+  };
+}

@@ -1,0 +1,76 @@
+import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import { t, DEFAULT_LANGUAGE } from '../../actors/ussd-session/catalog/index.js';
+import type { HopReply } from '../../actors/ussd-session/index.js';
+import type { Logger } from '../../log.js';
+import type { LiveSessions } from '../../ussd/live-sessions.js';
+import type { PhoneDirectory } from '../../ussd/phone-directory.js';
+import type { PinStore } from '../../ussd/pin-store.js';
+import type { PhoneRateLimit } from '../../ussd/rate-limit.js';
+import { carryOut, type WorkDeps } from '../../ussd/work-orders.js';
+import type { UssdRequest } from './request.js';
+
+/** Work orders carried out within one request at most (a flow needs one or two). */
+const MAX_ORDERS = 4;
+
+export interface HopDeps {
+  client: ActorClient;
+  directory: PhoneDirectory;
+  pins: PinStore;
+  rate: PhoneRateLimit;
+  live: LiveSessions;
+  work: WorkDeps;
+  serviceCodes: readonly string[];
+  clock: () => Date;
+  log: Logger;
+}
+
+const end = (key: Parameters<typeof t>[1]): string => `END ${t(DEFAULT_LANGUAGE, key)}`;
+
+/**
+ * One USSD request: allowlist and rate limit, then the session actor, carrying out the work it
+ * asks for (a PIN check, a redemption) and handing back the result, until it shows a screen.
+ * Every failure the phone can be told about is a 200 `END` line: an aggregator drops a session
+ * on anything but 200.
+ */
+export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
+  if (!d.serviceCodes.includes(req.serviceCode)) return end('common.badService');
+  const now = d.clock();
+  try {
+    if (!(await d.rate.allow(req.phoneNumber, now))) return end('common.rateLimited');
+    const owner = await d.directory.owner(req.phoneNumber);
+    const pinSet = owner.audience === 'unregistered' ? false : await d.pins.isSet(req.phoneNumber);
+    let reply = await d.client.ask<HopReply>('ussd', req.sessionId, {
+      kind: 'hop',
+      text: req.text,
+      phoneNumber: req.phoneNumber,
+      serviceCode: req.serviceCode,
+      audience: owner.audience,
+      pinSet,
+    });
+    for (let i = 0; reply.kind === 'work' && i < MAX_ORDERS; i++) {
+      const result = await carryOut(d.work, reply, req.phoneNumber, owner);
+      reply = await d.client.ask<HopReply>('ussd', req.sessionId, {
+        kind: 'resolve',
+        intentId: reply.intentId,
+        result,
+        text: req.text,
+      });
+    }
+    if (reply.kind === 'work') return end('common.unavailable');
+    await d.live.touch(
+      {
+        sessionId: req.sessionId,
+        phoneNumber: req.phoneNumber,
+        serviceCode: req.serviceCode,
+        state: reply.state,
+        startedAt: reply.startedAt,
+        lastActivityAt: now.toISOString(),
+      },
+      reply.end,
+    );
+    return reply.text;
+  } catch (err) {
+    d.log.warn({ err: err instanceof Error ? err.message : String(err), sessionId: req.sessionId }, 'ussd hop failed');
+    return end('common.unavailable');
+  }
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { AppError } from '../../errors/index.js';
+import { issuesOf, type HttpContext } from '../http/context.js';
+
+/**
+ * A USSD request: the spec's JSON body, or the same fields form-encoded as Africa's Talking sends
+ * them (with `networkCode`). Unknown fields are ignored: aggregators add their own.
+ */
+export const ussdRequest = z.object({
+  sessionId: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'must be 1-128 letters, digits, _ . : or -'),
+  serviceCode: z
+    .string()
+    .trim()
+    .regex(/^[0-9*#]{1,32}$/, 'must be a USSD code such as *1234#')
+    .default('*1234#'),
+  phoneNumber: z
+    .string()
+    .trim()
+    .regex(/^\+?[0-9]{6,15}$/, 'must be a phone number in international format'),
+  text: z
+    .string()
+    .max(1_000, 'is longer than 1000 characters')
+    // Control characters (NUL included) are no phone's input.
+    .refine(
+      (t) => ![...t].some((ch) => ch.charCodeAt(0) < 0x20 && ch !== '\n' && ch !== '\t'),
+      'holds control characters',
+    )
+    .default(''),
+  networkCode: z.string().max(32).optional(),
+});
+
+export type UssdRequest = z.infer<typeof ussdRequest>;
+
+/** Reads the body as JSON or form-encoded; a malformed request is a 400 (the only non-200 answer). */
+export async function readUssdRequest(ctx: HttpContext): Promise<UssdRequest> {
+  const raw = (await ctx.body()).toString('utf8');
+  const type = (ctx.headers['content-type'] ?? '').toLowerCase();
+  let data: unknown;
+  if (type.startsWith('application/x-www-form-urlencoded')) {
+    data = Object.fromEntries(new URLSearchParams(raw));
+  } else if (type === '' || /^application\/(.+\+)?json\b/.test(type)) {
+    try {
+      data = JSON.parse(raw);
+    } catch {
+      throw new AppError('INVALID_JSON', 'the body is not valid JSON');
+    }
+  } else {
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'send the body as application/json or application/x-www-form-urlencoded',
+    );
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new AppError('VALIDATION_FAILED', 'the body must be an object with sessionId, phoneNumber and text');
+  }
+  const result = ussdRequest.safeParse(data);
+  if (!result.success) throw new AppError('VALIDATION_FAILED', 'invalid USSD request', issuesOf(result.error));
+  return result.data;
+}

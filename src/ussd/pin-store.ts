@@ -1,0 +1,99 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Sql } from '../store/db.js';
+
+/** Wrong PINs in a row before a phone is locked, and for how long. */
+export const MAX_PIN_ATTEMPTS = 3;
+export const LOCK_MS = 30 * 60 * 1000;
+
+export type PinCheck = { ok: true } | { ok: false; reason: `wrong:${number}` | `locked:${string}` };
+
+interface PinRow {
+  salt: Buffer;
+  pin_hash: Buffer;
+  failed_attempts: number;
+  locked_until: Date | null;
+}
+
+/**
+ * PINs at rest: HMAC-SHA256(PIN_ENCRYPTION_KEY, salt ‖ pinMac), where `pinMac` is the session's
+ * keyed hash of the digits. Salted per phone (two equal PINs never look equal), keyed (a copy of
+ * the table without the key cannot be brute-forced, which a slow hash of a 5-digit PIN could
+ * not prevent: 100,000 candidates), compared in constant time. Lockout is counted in the row.
+ */
+export class PinStore {
+  constructor(
+    private readonly sql: Sql,
+    private readonly key: string,
+  ) {}
+
+  private hash(salt: Buffer, pinMac: string): Buffer {
+    return createHmac('sha256', this.key).update(salt).update(pinMac).digest();
+  }
+
+  async isSet(phone: string): Promise<boolean> {
+    const [row] = await this.sql`SELECT 1 AS x FROM ussd_pins WHERE phone_number = ${phone}`;
+    return row !== undefined;
+  }
+
+  /**
+   * Sets the first PIN of a phone and, in the same transaction, puts the account's creation on
+   * the ledger (through the outbox). A phone that already has a PIN keeps it (false).
+   */
+  async create(phone: string, did: string, pinMac: string, now: Date): Promise<boolean> {
+    const salt = randomBytes(16);
+    return this.sql.begin(async (tx) => {
+      const rows = await tx`
+        INSERT INTO ussd_pins (phone_number, did, salt, pin_hash) VALUES (${phone}, ${did}, ${salt}, ${this.hash(salt, pinMac)})
+        ON CONFLICT (phone_number) DO NOTHING RETURNING 1`;
+      if (rows.length === 0) return false;
+      await tx`
+        INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
+        VALUES ('ledger', 'ussd-account', ${did}, 'account-created', 0,
+                ${tx.json({ type: 'account.created', did, channel: 'ussd', at: now.toISOString() })})
+        ON CONFLICT DO NOTHING`;
+      return true;
+    });
+  }
+
+  /** Checks a PIN; counts a wrong one (locking at the third), resets the count on success. */
+  async verify(phone: string, pinMac: string, now: Date): Promise<PinCheck> {
+    const [row] = await this.sql<PinRow[]>`
+      SELECT salt, pin_hash, failed_attempts, locked_until FROM ussd_pins WHERE phone_number = ${phone}`;
+    if (!row) return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS}` };
+    if (row.locked_until && row.locked_until > now) return { ok: false, reason: `locked:${clock(row.locked_until)}` };
+    if (timingSafeEqual(this.hash(row.salt, pinMac), row.pin_hash)) {
+      if (row.failed_attempts > 0 || row.locked_until) {
+        await this.sql`UPDATE ussd_pins SET failed_attempts = 0, locked_until = NULL WHERE phone_number = ${phone}`;
+      }
+      return { ok: true };
+    }
+    // Counted in one statement, so two sessions of one phone cannot both slip under the limit.
+    const [after] = await this.sql<{ failed_attempts: number; locked_until: Date | null }[]>`
+      UPDATE ussd_pins SET
+        failed_attempts = CASE WHEN failed_attempts + 1 >= ${MAX_PIN_ATTEMPTS} THEN 0 ELSE failed_attempts + 1 END,
+        locked_until = CASE WHEN failed_attempts + 1 >= ${MAX_PIN_ATTEMPTS}
+                            THEN ${new Date(now.getTime() + LOCK_MS)}::timestamptz ELSE locked_until END,
+        updated_at = now()
+      WHERE phone_number = ${phone}
+      RETURNING failed_attempts, locked_until`;
+    if (after?.locked_until && after.locked_until > now)
+      return { ok: false, reason: `locked:${clock(after.locked_until)}` };
+    return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS - (after?.failed_attempts ?? 0)}` };
+  }
+
+  /** Changes a PIN after checking the current one (which counts towards the lockout). */
+  async change(phone: string, currentMac: string, nextMac: string, now: Date): Promise<PinCheck> {
+    const check = await this.verify(phone, currentMac, now);
+    if (!check.ok) return check;
+    const salt = randomBytes(16);
+    await this.sql`
+      UPDATE ussd_pins SET salt = ${salt}, pin_hash = ${this.hash(salt, nextMac)}, updated_at = now()
+      WHERE phone_number = ${phone}`;
+    return { ok: true };
+  }
+}
+
+/** The lock's end as the phone shows it (UTC, hours and minutes). */
+function clock(d: Date): string {
+  return `${d.toISOString().slice(11, 16)} UTC`;
+}

@@ -1,0 +1,88 @@
+import type { ActorClient } from '../actors/runtime/actor-client.js';
+import type { Intent, IntentResult } from '../actors/ussd-session/index.js';
+import { fromMicro, toMicro } from '../actors/voucher/money.js';
+import type { Redemption, VoucherState } from '../actors/voucher/messages.js';
+import { voucherView } from '../actors/voucher/representation.js';
+import { AppError } from '../errors/index.js';
+import type { Product, Supplier } from '../store/registries/records.js';
+import type { Registry } from '../store/registries/registry.js';
+import type { VoucherReads } from '../store/voucher-reads.js';
+import type { PhoneOwner } from './phone-directory.js';
+import type { PinStore } from './pin-store.js';
+
+export interface WorkDeps {
+  pins: PinStore;
+  vouchers: VoucherReads;
+  products: Registry<Product>;
+  suppliers: Registry<Supplier>;
+  client: ActorClient;
+  clock: () => Date;
+}
+
+/**
+ * Carries out what a session asked for, for the phone's owner only. Every order is safe to run
+ * twice (two requests of one session may both carry it out): a redemption's request id is the
+ * order's id, so the voucher actor applies it once.
+ */
+export async function carryOut(
+  d: WorkDeps,
+  order: { intentId: string; intent: Intent },
+  phone: string,
+  owner: PhoneOwner,
+): Promise<IntentResult> {
+  const now = d.clock();
+  const { intent } = order;
+  switch (intent.op) {
+    case 'setPin':
+      if (!owner.did) return { ok: false, reason: 'not registered' };
+      await d.pins.create(phone, owner.did, intent.pinMac, now);
+      return { ok: true };
+    case 'changePin':
+      return d.pins.change(phone, intent.currentMac, intent.nextMac, now);
+    case 'listVouchers': {
+      if (owner.audience !== 'household' || !owner.did) return { ok: true, data: { vouchers: [] } };
+      const today = now.toISOString().slice(0, 10);
+      const { items } = await d.vouchers.list({ recipientDid: owner.did }, today, 20, 0);
+      const vouchers = items.map((v: VoucherState) => {
+        const view = voucherView(v, now) as { id: string; value: number; remainingBalance: number; status: string };
+        return { id: view.id, value: view.value, remainingBalance: view.remainingBalance, status: view.status };
+      });
+      return { ok: true, data: { vouchers } };
+    }
+    case 'listProducts': {
+      const { items } = await d.products.list(9, 0);
+      return { ok: true, data: { products: items.filter((p) => p.approved).map((p) => ({ id: p.id, name: p.name })) } };
+    }
+    case 'redeem':
+      return redeem(d, order.intentId, intent, phone, owner, now);
+  }
+}
+
+async function redeem(
+  d: WorkDeps,
+  intentId: string,
+  intent: Extract<Intent, { op: 'redeem' }>,
+  phone: string,
+  owner: PhoneOwner,
+  now: Date,
+): Promise<IntentResult> {
+  if (owner.audience !== 'supplier' || !owner.did) return { ok: false, reason: 'only a supplier may redeem' };
+  const check = await d.pins.verify(phone, intent.pinMac, now);
+  if (!check.ok) return check;
+  const supplier = await d.suppliers.get(owner.did);
+  if (!supplier?.authorized) return { ok: false, reason: 'this supplier is not authorized to redeem' };
+  try {
+    const r = await d.client.ask<Redemption>('voucher', intent.voucherId, {
+      kind: 'redeem',
+      requestId: `ussd:${intentId}`,
+      supplierDid: owner.did,
+      productId: intent.productId,
+      amount: toMicro(intent.amount),
+    });
+    return { ok: true, data: { remainingBalance: fromMicro(r.remainingBalance) } };
+  } catch (err) {
+    // A refused rule (not found, expired, balance…) is the phone's answer; anything else is not.
+    if (err instanceof AppError && err.status < 500) return { ok: false, reason: err.message };
+    throw err;
+  }
+}

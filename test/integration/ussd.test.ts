@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHearth, type Hearth } from '../../src/hearth.js';
+import { adminKey, api, type Api } from '../support/api.js';
+import { countOf, isolated, type Isolated } from '../support/isolated.js';
+import { ledgerRecords } from '../support/ledger-records.js';
+import { ussdClient } from '../support/ussd-client.js';
+import { issueVoucher, newDidKey, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
+
+const HOUSEHOLD_PHONE = '+260971000001';
+const SUPPLIER_PHONE = '+260971000002';
+
+describe('USSD gateway (spec 002) end to end', () => {
+  let env: Isolated;
+  let hearth: Hearth;
+  let a: Api;
+  let s: Scheme;
+  let ussd: ReturnType<typeof ussdClient>;
+  let voucherId = '';
+  let n = 0;
+  const sid = () => `ATUid_${Date.now()}_${++n}`;
+
+  beforeAll(async () => {
+    env = await isolated();
+    hearth = await startHearth(
+      env.config({
+        HEARTH_ADMIN_KEY: adminKey,
+        ACTOR_PARTITIONS: '2',
+        ZM_SERVICE_CODES: '*1234#,*384*7#',
+        USSD_RATE_PER_MINUTE: '1000',
+      }),
+      env.log,
+    );
+    a = api(hearth.port);
+    s = await setUpScheme(a);
+    await a.call('PATCH', `/v1/households/${encodeURIComponent(s.household)}`, {
+      key: s.implementerKey,
+      body: { phoneNumber: HOUSEHOLD_PHONE },
+    });
+    await a.call('PATCH', `/v1/suppliers/${encodeURIComponent(s.supplierDid)}`, {
+      key: s.implementerKey,
+      body: { name: 'Stoves', authorized: true, phoneNumber: SUPPLIER_PHONE },
+    });
+    voucherId = await issueVoucher(a, s, 'cert-ussd', 100);
+    ussd = ussdClient(`http://127.0.0.1:${hearth.port}`);
+  });
+
+  afterAll(async () => {
+    await hearth.close();
+    await env.cleanup();
+  });
+
+  it('answers an unregistered phone with the information menu, in text/plain, and lets it leave', async () => {
+    const phone = ussd.session(sid(), '+260970000099');
+    const first = await phone.raw('');
+    expect(first.status).toBe(200);
+    expect(first.type).toMatch(/^text\/plain/);
+    expect(first.text).toMatch(/^CON Welcome to hearth/);
+    expect(await phone.send('1')).toMatch(/^CON Registered households receive vouchers/);
+    expect(await phone.send('*')).toBe('END Thank you for using hearth. Goodbye.');
+  });
+
+  it("takes a household through its first PIN, its vouchers, and a PIN change (form-encoded, as Africa's Talking sends)", async () => {
+    const phone = ussd.session(sid(), HOUSEHOLD_PHONE, { form: true });
+    expect(await phone.start()).toMatch(/^CON Create a 5-digit PIN:/);
+    expect(await phone.send('11111')).toMatch(/all digits the same/);
+    expect(await phone.send('48213')).toMatch(/^CON Enter the same PIN again:/);
+    expect(await phone.send('48213')).toMatch(/^CON Your PIN is set.\nhearth\n1 My vouchers\n2 Change PIN/);
+    const list = await phone.send('1');
+    expect(list).toMatch(new RegExp(`^CON ${voucherId}: 100 of 100 \\(active\\)`));
+    expect(await phone.send('0')).toMatch(/^CON hearth\n1 My vouchers/);
+    expect(await phone.send('2')).toMatch(/^CON Enter your current PIN:/);
+    expect(await phone.send('99999')).toMatch(/^CON Create a 5-digit PIN:/); // the current PIN is checked at the end
+    expect(await phone.send('52846')).toMatch(/Enter the same PIN again/);
+    expect(await phone.send('52846')).toMatch(/^CON Wrong PIN. 2 attempt\(s\) left.\nEnter your current PIN:/);
+    expect(await phone.send('48213')).toMatch(/^CON Create a 5-digit PIN:/);
+    expect(await phone.send('52846')).toMatch(/Enter the same PIN again/);
+    expect(await phone.send('52846')).toMatch(/^CON Your PIN was changed.\nhearth/);
+    // The account's creation is on its way to the ledger; the PIN is nowhere in clear.
+    const created = await ledgerRecords(env.sql, { type: 'account.created' });
+    expect(created.map((r) => r.payload.did)).toEqual([s.household]);
+    const leaks = await countOf(env.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM actor_snapshots WHERE state::text LIKE '%52846%' OR state::text LIKE '%48213%'`);
+    expect(leaks).toBe(0);
+  });
+
+  it('lets a supplier redeem: voucher, product, amount, PIN; the voucher actor applies its rules', async () => {
+    const phone = ussd.session(sid(), SUPPLIER_PHONE);
+    expect(await phone.start()).toMatch(/^CON Create a 5-digit PIN:/);
+    await phone.send('73914');
+    expect(await phone.send('73914')).toMatch(/^CON Your PIN is set.\nhearth\n1 Redeem a voucher/);
+    expect(await phone.send('1')).toMatch(/^CON Enter the voucher ID:/);
+    expect(await phone.send(voucherId)).toMatch(/^CON Choose the product:\n1 Clean stove/);
+    expect(await phone.send('1')).toMatch(/^CON Enter the amount:/);
+    expect(await phone.send('0')).toMatch(/^CON Invalid choice.\nEnter the amount:/); // 0 is an answer here, not "back"
+    expect(await phone.send('30')).toMatch(new RegExp(`^CON Redeem 30 of ${voucherId} for Clean stove\\?`));
+    expect(await phone.send('73914')).toBe('END Redeemed 30. Remaining balance: 70.');
+    const v = await a.call('GET', `/v1/vouchers/${voucherId}`, { key: s.implementerKey });
+    expect(v.body.remainingBalance).toBe(70);
+
+    const again = ussd.session(sid(), SUPPLIER_PHONE);
+    await again.start();
+    await again.send('1');
+    await again.send(voucherId);
+    await again.send('1');
+    await again.send('500');
+    expect(await again.send('73914')).toMatch(/^END Not redeemed: .*balance/i);
+  });
+
+  it('honours a dial-through first request that already carries inputs', async () => {
+    const r = await ussd.post({ sessionId: sid(), phoneNumber: SUPPLIER_PHONE, serviceCode: '*384*7#', text: '1' });
+    expect(r.text).toMatch(/^CON Enter the voucher ID:/);
+  });
+
+  it('ends an unknown service code with a clear line, and answers malformed requests with 400', async () => {
+    const r = await ussd.post({ sessionId: sid(), phoneNumber: HOUSEHOLD_PHONE, serviceCode: '*999#', text: '' });
+    expect(r).toMatchObject({ status: 200, text: 'END This service code is not available here.' });
+    expect((await ussd.post({ phoneNumber: HOUSEHOLD_PHONE, text: '' })).status).toBe(400);
+    expect((await ussd.post({ sessionId: sid(), phoneNumber: 'call me', text: '' })).status).toBe(400);
+    const res = await fetch(`http://127.0.0.1:${hearth.port}/api/ussd`, {
+      method: 'POST',
+      body: '{',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+  });
+
+  it('lists live sessions for operators only', async () => {
+    const id = sid();
+    await ussd.session(id, '+260970000123').start();
+    const r = await a.call('GET', '/api/ussd/sessions', { key: s.implementerKey });
+    expect(r.status).toBe(200);
+    const mine = (r.body.sessions as Array<Record<string, unknown>>).find((x) => x.sessionId === id);
+    expect(mine).toMatchObject({ phoneNumber: '+260970000123', serviceCode: '*1234#', state: 'menu' });
+    expect(Object.keys(mine ?? {}).sort()).toEqual([
+      'lastActivityAt',
+      'phoneNumber',
+      'serviceCode',
+      'sessionId',
+      'startedAt',
+      'state',
+    ]);
+    expect(r.body.count).toBe(r.body.sessions.length);
+    expect((await a.call('GET', '/api/ussd/sessions', { key: s.supplierKey })).status).toBe(403);
+    expect((await a.call('GET', '/api/ussd/sessions', { key: '' })).status).toBe(401);
+  });
+
+  it('keeps a household registered by DID only out of the PIN flow until its phone is known', async () => {
+    const did = newDidKey();
+    await a.call('POST', '/v1/households', { key: s.implementerKey, body: { did } });
+    const r = await ussd.post({ sessionId: sid(), phoneNumber: '+260970000555', text: '' });
+    expect(r.text).toMatch(/^CON Welcome to hearth/);
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { ussdSessionActor, type HopReply, type UssdSession } from '../../src/actors/ussd-session/index.js';
+import { splitInputs } from '../../src/actors/ussd-session/input.js';
+import type { ActorContext } from '../../src/actors/runtime/types.js';
+
+const actor = ussdSessionActor({ pinKey: 'k'.repeat(32), idleMs: 180_000 });
+
+/** Drives one session through the pure decide, as the runtime would (JSON round trip included). */
+function session(audience: 'household' | 'supplier' | 'unregistered', pinSet = true) {
+  let state: UssdSession | undefined;
+  let msgs = 0;
+  let now = new Date('2026-11-22T08:00:00Z');
+  const ctx = (): ActorContext => {
+    const msgId = `${++msgs}-0`;
+    return { type: 'ussd', key: 's1', msgId, now, id: (n = 0) => `${msgId}:${n}` };
+  };
+  const run = (msg: Parameters<typeof actor.decide>[1]): HopReply => {
+    const d = actor.decide(state, msg, ctx());
+    state = d.state === undefined ? undefined : (JSON.parse(JSON.stringify(d.state)) as UssdSession);
+    return d.reply as HopReply;
+  };
+  return {
+    hop: (text: string, phoneNumber = '+260971000001') =>
+      run({ kind: 'hop', text, phoneNumber, serviceCode: '*1234#', audience, pinSet }),
+    resolve: (
+      intentId: string,
+      result: { ok: true; data?: Record<string, unknown> } | { ok: false; reason: string },
+      text = '',
+    ) => run({ kind: 'resolve', intentId, result, text }),
+    advance: (ms: number) => (now = new Date(now.getTime() + ms)),
+    get state() {
+      return state;
+    },
+  };
+}
+
+const screenText = (r: HopReply): string => (r.kind === 'screen' ? r.text : `WORK ${r.intent.op}`);
+
+describe('USSD session logic', () => {
+  it('splits cumulative text, reading a lone * as the exit input', () => {
+    expect(splitInputs('')).toEqual([]);
+    expect(splitInputs('1*2*1234')).toEqual(['1', '2', '1234']);
+    expect(splitInputs('1**')).toEqual(['1', '*']);
+    expect(splitInputs('1*')).toEqual(['1', '']);
+  });
+
+  it('shows an unregistered phone the information menu and a way out', () => {
+    const s = session('unregistered');
+    expect(screenText(s.hop(''))).toMatch(/^CON Welcome to hearth.*\n1 About the programme$/s);
+    expect(screenText(s.hop('1'))).toMatch(/^CON Registered households receive vouchers/);
+    expect(screenText(s.hop('1*1'))).toMatch(/register your phone number/);
+    expect(screenText(s.hop('1*1*0'))).toMatch(/^CON Registered households/); // back
+    expect(screenText(s.hop('1*1*0*00'))).toMatch(/^CON Welcome/); // home
+    expect(screenText(s.hop('1*1*0*00**'))).toBe('END Thank you for using hearth. Goodbye.');
+  });
+
+  it('sets a first PIN, entered twice, refusing easy ones with the reason', () => {
+    const s = session('household', false);
+    expect(screenText(s.hop(''))).toMatch(/^CON Create a 5-digit PIN:/);
+    expect(screenText(s.hop('12345'))).toMatch(/PIN too easy to guess \(digits in sequence\)/);
+    expect(screenText(s.hop('12345*11111'))).toMatch(/all digits the same/);
+    expect(screenText(s.hop('12345*11111*48213'))).toMatch(/^CON Enter the same PIN again:/);
+    expect(screenText(s.hop('12345*11111*48213*48214'))).toMatch(/^CON The PINs did not match.\nCreate a 5-digit PIN/);
+    const work = s.hop('12345*11111*48213*48214*48213*48213');
+    expect(work.kind).toBe('work');
+    if (work.kind !== 'work') return;
+    expect(work.intent.op).toBe('setPin');
+    expect(JSON.stringify(s.state)).not.toContain('48213'); // the PIN is never kept in clear
+    expect(screenText(s.resolve(work.intentId, { ok: true }, '12345*11111*48213*48214*48213*48213'))).toMatch(
+      /^CON Your PIN is set.\nhearth\n1 My vouchers/,
+    );
+  });
+
+  it('pages a long list with 98 and keeps 0 as an answer on number screens', () => {
+    const s = session('household');
+    const work = s.hop('1');
+    if (work.kind !== 'work') throw new Error('expected work');
+    const vouchers = Array.from({ length: 12 }, (_, i) => ({
+      id: `vch_${i}abcdef`,
+      remainingBalance: i,
+      value: 100,
+      status: 'active',
+    }));
+    const first = screenText(s.resolve(work.intentId, { ok: true, data: { vouchers } }, '1'));
+    expect(first.length).toBeLessThanOrEqual(182);
+    expect(first).toContain('98 More');
+    const second = screenText(s.hop('1*98'));
+    expect(second).not.toBe(first);
+    expect(second.length).toBeLessThanOrEqual(182);
+  });
+});
