@@ -78,7 +78,8 @@ export const isLocked = (r: IntentResult | undefined): boolean => r?.ok === fals
 /** A refused PIN check or operation, as the phone shows it: wrong (attempts left), locked, or the rule. */
 export function reasonText(c: FlowContext, r: IntentResult | undefined): string {
   if (!r || r.ok) return t(c.lang, 'common.unavailable');
-  const [kind, value] = r.reason.split(':');
+  const cut = r.reason.indexOf(':');
+  const [kind, value] = cut < 0 ? [r.reason, ''] : [r.reason.slice(0, cut), r.reason.slice(cut + 1)];
   if (kind === 'locked') return t(c.lang, 'pin.locked', { until: value ?? '' });
   if (kind === 'wrong') return `${t(c.lang, 'pin.wrong', { left: value ?? '0' })}`.trim();
   return r.reason;

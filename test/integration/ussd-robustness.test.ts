@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHearth, type Hearth } from '../../src/hearth.js';
+import { adminKey, api, type Api } from '../support/api.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+import { ussdClient } from '../support/ussd-client.js';
+import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
+
+const SUPPLIER_PHONE = '+260971000777';
+const PIN = '73914';
+
+describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
+  let env: Isolated;
+  let hearth: Hearth;
+  let a: Api;
+  let s: Scheme;
+  let voucherId = '';
+  let now = Date.now();
+  const clock = () => new Date(now);
+  let n = 0;
+  const sid = () => `sess-${++n}-${Math.random().toString(36).slice(2, 8)}`;
+  const config = () =>
+    env.config({ HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: '2', USSD_RATE_PER_MINUTE: '10000' });
+  const client = () => ussdClient(`http://127.0.0.1:${hearth.port}`);
+
+  beforeAll(async () => {
+    env = await isolated();
+    hearth = await startHearth(config(), env.log, { clock });
+    a = api(hearth.port, clock);
+    s = await setUpScheme(a);
+    await a.call('PATCH', `/v1/suppliers/${encodeURIComponent(s.supplierDid)}`, {
+      key: s.implementerKey,
+      body: { name: 'Stoves', authorized: true, phoneNumber: SUPPLIER_PHONE },
+    });
+    voucherId = await issueVoucher(a, s, 'cert-robust', 100);
+    const first = client().session(sid(), SUPPLIER_PHONE);
+    await first.start();
+    await first.send(PIN);
+    expect(await first.send(PIN)).toMatch(/Your PIN is set/);
+  });
+
+  afterAll(async () => {
+    await hearth.close();
+    await env.cleanup();
+  });
+
+  /** Walks a supplier session to the PIN confirmation of a redemption of 1. */
+  async function toConfirmation(sessionId: string) {
+    const phone = client().session(sessionId, SUPPLIER_PHONE);
+    await phone.start();
+    await phone.send('1');
+    await phone.send(voucherId);
+    await phone.send('1');
+    expect(await phone.send('1')).toMatch(/Enter your PIN to confirm/);
+    return phone;
+  }
+
+  it('counts wrong PINs across sessions and locks the phone for 30 minutes at the third', async () => {
+    const one = await toConfirmation(sid());
+    expect(await one.send('11112')).toMatch(/^CON Wrong PIN. 2 attempt\(s\) left./);
+    expect(await one.send('11113')).toMatch(/^CON Wrong PIN. 1 attempt\(s\) left./);
+    const two = await toConfirmation(sid());
+    expect(await two.send('11114')).toMatch(/^END Too many wrong PINs. Your account is locked until \d\d:\d\d UTC./);
+    const three = await toConfirmation(sid());
+    expect(await three.send(PIN)).toMatch(/^END Too many wrong PINs/); // even the right PIN, while locked
+    now += 31 * 60 * 1000;
+    const four = await toConfirmation(sid());
+    expect(await four.send(PIN)).toBe('END Redeemed 1. Remaining balance: 99.');
+  });
+
+  it('continues a session across a restart of the service between two requests', async () => {
+    const id = sid();
+    const phone = client().session(id, SUPPLIER_PHONE);
+    await phone.start();
+    expect(await phone.send('1')).toMatch(/Enter the voucher ID/);
+    await hearth.close();
+    hearth = await startHearth(config(), env.log, { clock });
+    const resumed = client().session(id, SUPPLIER_PHONE);
+    // The aggregator sends the whole text again; only the new input is applied.
+    expect((await resumed.raw(`1*${voucherId}`)).text).toMatch(/^CON Choose the product:/);
+  });
+
+  it('serialises two concurrent requests of one session: no input is lost or applied twice', async () => {
+    const id = sid();
+    const phone = client().session(id, SUPPLIER_PHONE);
+    await phone.start();
+    const [short, long] = await Promise.all([phone.raw('1'), phone.raw(`1*${voucherId}`)]);
+    expect([short.status, long.status]).toEqual([200, 200]);
+    // Whichever came second saw every input once: the session stands at the product choice.
+    expect((await phone.raw(`1*${voucherId}`)).text).toMatch(/^CON Choose the product:/);
+    expect((await phone.raw(`1*${voucherId}*1`)).text).toMatch(/^CON Enter the amount:/);
+  });
+
+  it('ends a session idle for 180 s', async () => {
+    const phone = client().session(sid(), SUPPLIER_PHONE);
+    await phone.start();
+    now += 181_000;
+    expect(await phone.send('1')).toBe('END Your session has ended. Please dial again.');
+  });
+
+  it('answers 10,000 random requests with a 200 CON/END or a 400, never a 500, and stays up', async () => {
+    const base = `http://127.0.0.1:${hearth.port}`;
+    const texts = [
+      '',
+      '**',
+      '*',
+      '1*',
+      '0*0*0',
+      '00*00',
+      '98*98*98',
+      'x'.repeat(1000),
+      'x'.repeat(1001),
+      "'; DROP TABLE ussd_pins; --",
+      '<script>alert(1)</script>',
+      '%00',
+      '\u0000',
+      '\u0007bell',
+      '🙂*🙂',
+      'é*ü*ß',
+      '\ud800',
+      '1*2*3*4*5*6*7*8*9*10*11*12*13*14*15*16*17*18*19*20*21*22*23*24*25*26*27*28*29*30*31*32*33',
+    ];
+    const rnd = (k: number) => Math.floor(Math.random() * k);
+    const randomText = () =>
+      rnd(3) === 0
+        ? texts[rnd(texts.length)]!
+        : Array.from({ length: rnd(8) }, () => String.fromCharCode(32 + rnd(95))).join('*');
+    const bodies = (): { body: string; type: string } => {
+      const session = {
+        sessionId: `fz${rnd(300)}`,
+        phoneNumber: `+2609700${String(rnd(1000)).padStart(5, '0')}`,
+        serviceCode: '*1234#',
+      };
+      switch (rnd(8)) {
+        case 0:
+          return {
+            body: new URLSearchParams({ ...session, text: randomText() }).toString(),
+            type: 'application/x-www-form-urlencoded',
+          };
+        case 1:
+          return { body: JSON.stringify({ ...session, text: rnd(2) ? 42 : null }), type: 'application/json' };
+        case 2:
+          return { body: JSON.stringify([session]), type: 'application/json' };
+        case 3:
+          return { body: '{"sessionId":', type: 'application/json' };
+        case 4:
+          return { body: JSON.stringify({ ...session, phoneNumber: randomText() }), type: 'application/json' };
+        case 5:
+          return { body: JSON.stringify({ ...session, text: randomText() }), type: 'text/xml' };
+        default:
+          return {
+            body: JSON.stringify({ ...session, text: randomText(), extra: { deep: [1, 2, 3] } }),
+            type: 'application/json',
+          };
+      }
+    };
+    const statuses = new Map<number, number>();
+    let bad = '';
+    for (let round = 0; round < 100; round++) {
+      await Promise.all(
+        Array.from({ length: 100 }, async () => {
+          const { body, type } = bodies();
+          const res = await fetch(`${base}/api/ussd`, { method: 'POST', headers: { 'content-type': type }, body });
+          const text = await res.text();
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          const fine = (res.status === 200 && /^(CON|END) /.test(text)) || res.status === 400 || res.status === 415;
+          if (!fine) bad ||= `${res.status} ${text} for ${type} ${body.slice(0, 200)}`;
+        }),
+      );
+    }
+    expect(bad).toBe('');
+    expect([...statuses.values()].reduce((x, y) => x + y, 0)).toBe(10_000);
+    expect(statuses.get(200)).toBeGreaterThan(3_000);
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+  }, 120_000);
+});
