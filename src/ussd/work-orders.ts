@@ -9,8 +9,15 @@ import type { Registry } from '../store/registries/registry.js';
 import type { VoucherReads } from '../store/voucher-reads.js';
 import type { PhoneOwner } from './phone-directory.js';
 import type { PinStore } from './pin-store.js';
+import { openSurveyFor } from './open-survey.js';
+import { checkAnswers } from '../actors/survey/template.js';
+import { responseIdFor } from '../actors/survey/response-id.js';
+import type { Sql } from '../store/db.js';
+import type { SurveyReads } from '../store/survey-reads.js';
 
 export interface WorkDeps {
+  sql: Sql;
+  surveys: SurveyReads;
   pins: PinStore;
   vouchers: VoucherReads;
   products: Registry<Product>;
@@ -55,6 +62,37 @@ export async function carryOut(
     }
     case 'redeem':
       return redeem(d, order.intentId, intent, phone, owner, now);
+    case 'openSurvey': {
+      if (owner.audience !== 'household' || !owner.did) return { ok: true, data: {} };
+      const survey = await openSurveyFor(d.sql, owner.did);
+      return { ok: true, data: survey ? { survey } : {} };
+    }
+    case 'submitSurvey':
+      return submitSurvey(d, intent, owner);
+  }
+}
+
+async function submitSurvey(
+  d: WorkDeps,
+  intent: Extract<Intent, { op: 'submitSurvey' }>,
+  owner: PhoneOwner,
+): Promise<IntentResult> {
+  if (owner.audience !== 'household' || !owner.did) return { ok: false, reason: 'only a household answers surveys' };
+  const survey = await d.surveys.survey(intent.surveyId);
+  if (!survey) return { ok: false, reason: 'the survey is gone' };
+  const issues = checkAnswers(survey.template, intent.answers);
+  if (issues.length > 0) return { ok: false, reason: `${issues.length} answer(s) do not fit the survey` };
+  try {
+    await d.client.ask('survey-response', responseIdFor(survey.id, owner.did), {
+      kind: 'submit',
+      surveyId: survey.id,
+      householdId: owner.did,
+      responses: intent.answers,
+    });
+    return { ok: true };
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) return { ok: false, reason: err.message };
+    throw err;
   }
 }
 

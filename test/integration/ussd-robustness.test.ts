@@ -18,8 +18,7 @@ describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
   const clock = () => new Date(now);
   let n = 0;
   const sid = () => `sess-${++n}-${Math.random().toString(36).slice(2, 8)}`;
-  const config = () =>
-    env.config({ HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: '2', USSD_RATE_PER_MINUTE: '10000' });
+  const config = () => env.config({ HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: '2', USSD_RATE_PER_MINUTE: '10000' });
   const client = () => ussdClient(`http://127.0.0.1:${hearth.port}`);
 
   beforeAll(async () => {

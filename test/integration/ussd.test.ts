@@ -64,11 +64,13 @@ describe('USSD gateway (spec 002) end to end', () => {
     expect(await phone.start()).toMatch(/^CON Create a 5-digit PIN:/);
     expect(await phone.send('11111')).toMatch(/all digits the same/);
     expect(await phone.send('48213')).toMatch(/^CON Enter the same PIN again:/);
-    expect(await phone.send('48213')).toMatch(/^CON Your PIN is set.\nhearth\n1 My vouchers\n2 Change PIN/);
+    expect(await phone.send('48213')).toMatch(
+      /^CON Your PIN is set.\nhearth\n1 My vouchers\n2 Answer a survey\n3 Change PIN/,
+    );
     const list = await phone.send('1');
     expect(list).toMatch(new RegExp(`^CON ${voucherId}: 100 of 100 \\(active\\)`));
     expect(await phone.send('0')).toMatch(/^CON hearth\n1 My vouchers/);
-    expect(await phone.send('2')).toMatch(/^CON Enter your current PIN:/);
+    expect(await phone.send('3')).toMatch(/^CON Enter your current PIN:/);
     expect(await phone.send('99999')).toMatch(/^CON Create a 5-digit PIN:/); // the current PIN is checked at the end
     expect(await phone.send('52846')).toMatch(/Enter the same PIN again/);
     expect(await phone.send('52846')).toMatch(/^CON Wrong PIN. 2 attempt\(s\) left.\nEnter your current PIN:/);
@@ -81,6 +83,50 @@ describe('USSD gateway (spec 002) end to end', () => {
     const leaks = await countOf(env.sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM actor_snapshots WHERE state::text LIKE '%52846%' OR state::text LIKE '%48213%'`);
     expect(leaks).toBe(0);
+  });
+
+  it("lets a household answer its project's open survey, stored as its survey response", async () => {
+    const created = await a.call('POST', '/v1/surveys', {
+      key: s.implementerKey,
+      body: {
+        type: 'BaselineSurvey',
+        projectId: 'did:ixo:entity:p1', // the project of the voucher's certificate
+        template: {
+          eligibilityCriteria: true,
+          socioEconomicData: false,
+          cookingPatterns: true,
+          stovePerceptions: false,
+        },
+        sampling: { method: 'stratified', size: 400, confidence: 0.95 },
+      },
+    });
+    expect(created.status).toBe(201);
+    const phone = ussd.session(sid(), HOUSEHOLD_PHONE);
+    expect(await phone.start()).toMatch(/^CON hearth\n1 My vouchers\n2 Answer a survey/);
+    expect(await phone.send('2')).toMatch(/^CON Q1\/6 Household size\? \(1-30\)\n00 Menu {2}\* Exit/);
+    expect(await phone.send('0')).toMatch(/^CON Invalid choice.\nQ1\/6/); // out of range (min 1)
+    expect(await phone.send('4')).toMatch(/^CON Q2\/6 Primary fuel\?\n1 firewood/);
+    expect(await phone.send('9')).toMatch(/^CON Invalid choice./);
+    expect(await phone.send('1')).toMatch(/^CON Q3\/6 Owns clean stove\?/);
+    expect(await phone.send('0')).toMatch(/^CON Q2\/6/); // back to the previous question
+    expect(await phone.send('2')).toMatch(/^CON Q3\/6/);
+    await phone.send('2');
+    expect(await phone.send('0')).toMatch(/^CON Q5\/6 Cooking location/); // 0 meals a day is an answer
+    await phone.send('1');
+    expect(await phone.send('5')).toBe('END Thank you. Your answers are saved.');
+    const responses = await a.call('GET', `/v1/surveys/${created.body.id}/responses`, { key: s.implementerKey });
+    expect(responses.body.items).toHaveLength(1);
+    expect(responses.body.items[0]).toMatchObject({
+      householdId: s.household,
+      responses: {
+        eligibility: { household_size: 4, primary_fuel: ['charcoal'], owns_clean_stove: ['no'] },
+        cooking: { meals_per_day: 0, cooking_location: ['indoor'], fuel_spend_per_week: 5 },
+      },
+    });
+    // Answered: nothing more to answer.
+    const again = ussd.session(sid(), HOUSEHOLD_PHONE);
+    await again.start();
+    expect(await again.send('2')).toBe('END There is no survey for you to answer now.');
   });
 
   it('lets a supplier redeem: voucher, product, amount, PIN; the voucher actor applies its rules', async () => {

@@ -45,10 +45,13 @@ export function ussdDecide(opts: UssdLogicOptions) {
   /** Moves to `next`; records the screen left for `0`; opens a work order if `next` needs one. */
   function enter(s: UssdSession, next: Persisted, ctx: ActorContext, n: number): void {
     const left = s.current;
-    if (next.value !== left.value && metaOf(left).screen) {
+    // A taken transition moves on (another state, or the same one with new data: the next
+    // survey question); a refused input only sets the notice.
+    const moved = next.value !== left.value || JSON.stringify(next.context.data) !== JSON.stringify(left.context.data);
+    if (moved && metaOf(left).screen) {
       s.history = [...s.history, { value: left.value, context: { ...left.context, notice: null } }].slice(-HISTORY);
     }
-    if (next.value !== left.value) s.page = 0;
+    if (moved) s.page = 0;
     s.current = next;
     const intent = metaOf(next).intent;
     if (intent) s.pending = { id: ctx.id(n), intent: intent(next.context) };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { responseIdFor } from '../../actors/survey/response-id.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { SurveyResponse } from '../../actors/survey/response-actor.js';
 import { cochranSampleSize } from '../../actors/survey/sample-size.js';
@@ -140,7 +141,7 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
         if (issues.length) {
           throw new AppError('SURVEY_RESPONSE_INVALID', `the answers fail the template ${s.templateId}`, issues);
         }
-        const responseId = `rsp_${shortHash(`${s.id}\u0000${body.householdId}`)}`;
+        const responseId = responseIdFor(s.id, body.householdId);
         const r = await d.client.ask<SurveyResponse>('survey-response', responseId, {
           kind: 'submit',
           surveyId: s.id,

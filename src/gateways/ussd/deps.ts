@@ -6,6 +6,7 @@ import type { Sql } from '../../store/db.js';
 import type { Product, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
 import type { VoucherReads } from '../../store/voucher-reads.js';
+import { SurveyReads } from '../../store/survey-reads.js';
 import { LiveSessions } from '../../ussd/live-sessions.js';
 import { PhoneDirectory } from '../../ussd/phone-directory.js';
 import { PinStore } from '../../ussd/pin-store.js';
@@ -33,6 +34,8 @@ export function ussdDeps(d: {
     rate: new PhoneRateLimit(d.redis, d.keys, d.ussd.ratePerMinute),
     live: new LiveSessions(d.redis, d.keys, d.ussd.idleMs),
     work: {
+      sql: d.sql,
+      surveys: new SurveyReads(d.sql),
       pins,
       vouchers: d.vouchers,
       products: d.products,

@@ -2,6 +2,7 @@ import { changePinFlow } from './change-pin.js';
 import { pinSetupFlow, type MacPin } from './pin-setup.js';
 import type { FlowDefinition } from './registry.js';
 import { supplierRedeemFlow } from './supplier-redeem.js';
+import { surveyFlow } from './survey.js';
 import { unregisteredFlow } from './unregistered.js';
 import { vouchersFlow } from './vouchers.js';
 
@@ -10,5 +11,5 @@ import { vouchersFlow } from './vouchers.js';
  * README's example); the gateway and the session logic do not change.
  */
 export function installedFlows(mac: MacPin): FlowDefinition[] {
-  return [pinSetupFlow(mac), vouchersFlow, supplierRedeemFlow(mac), changePinFlow(mac), unregisteredFlow];
+  return [pinSetupFlow(mac), vouchersFlow, surveyFlow, supplierRedeemFlow(mac), changePinFlow(mac), unregisteredFlow];
 }

@@ -21,6 +21,8 @@ export type Intent =
   | { op: 'changePin'; currentMac: string; nextMac: string }
   | { op: 'listVouchers' }
   | { op: 'listProducts' }
+  | { op: 'openSurvey' }
+  | { op: 'submitSurvey'; surveyId: string; answers: Record<string, Record<string, string[] | number>> }
   | { op: 'redeem'; pinMac: string; voucherId: string; productId: string; amount: number };
 
 export type IntentResult = { ok: true; data?: Record<string, unknown> } | { ok: false; reason: string };
