@@ -13,6 +13,7 @@ import { echoAsk, startClient, startWorker } from './suites/runtime.js';
 import { httpRedemptions } from './suites/http-redemptions.js';
 import { redemptions } from './suites/vouchers.js';
 import { ledgerJournal, type LedgerLevel } from './suites/ledger.js';
+import { ussdHops } from './suites/ussd.js';
 
 const levels = [1, 64, 512];
 
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   let asks: LevelResult[];
   let vouchers: { spread: LevelResult; hot: LevelResult };
   let http: { spread: LevelResult; hot: LevelResult };
+  let ussd: LevelResult[];
   try {
     asks = await echoAsk(env, client, levels);
     for (const r of asks)
@@ -51,6 +53,10 @@ async function main(): Promise<void> {
     progress('vouchers: signed HTTP redemptions through a gateway process, 64 concurrent (seeding 10,001 over HTTP)');
     http = await httpRedemptions(env, 64, 10_000);
     progress(`  10,000 vouchers: ${fmt.rate(http.spread.perSecond)}/s; one hot: ${fmt.rate(http.hot.perSecond)}/s`);
+    progress('ussd: 5-hop sessions through a gateway process, 50 and 500 concurrent sessions');
+    ussd = await ussdHops(env, [50, 500]);
+    for (const u of ussd)
+      progress(`  ${u.concurrency} sessions: ${fmt.rate(u.perSecond)} hops/s, p99 ${fmt.ms(u.p99Ms)} ms`);
   } finally {
     await session.close();
     await worker.stop();
@@ -62,7 +68,7 @@ async function main(): Promise<void> {
   for (const l of ledger)
     progress(`  batch ${l.batch}: ${fmt.rate(l.perSecond)} entries/s (bare ${fmt.rate(l.barePerSecond)})`);
 
-  writeFileSync('BENCHMARKS.md', render(env.machine, env.seconds, hello, bare, asks, vouchers, http, ledger));
+  writeFileSync('BENCHMARKS.md', render(env.machine, env.seconds, hello, bare, asks, vouchers, http, ledger, ussd));
   progress('wrote BENCHMARKS.md');
 }
 
@@ -75,6 +81,7 @@ function render(
   vouchers: { spread: LevelResult; hot: LevelResult },
   http: { spread: LevelResult; hot: LevelResult },
   ledger: LedgerLevel[],
+  ussd: LevelResult[],
 ): string {
   const echo64 = asks.find((a) => a.concurrency === 64);
   const voucherRow = (name: string, r: LevelResult): string =>
@@ -129,6 +136,19 @@ generator signs every request.
 |---|---|---|---|---|---|---|
 ${voucherRow('10,000 distinct (HTTP)', http.spread)}
 ${voucherRow('1 hot voucher (HTTP)', http.hot)}
+
+## USSD: hops through the gateway
+
+Each concurrent session walks five hops (menu, a choice, the next screen, back, home), each a
+\`POST /api/ussd\` with the cumulative text to a gateway process: service-code allowlist,
+per-phone rate limit (Redis), the phone's owner (cached), an ask to the session actor (xstate
+transition, write-behind snapshot), the live-sessions index (Redis). Then it starts a new session.
+
+| Concurrent sessions | hops/s | p50 ms | p99 ms | errors | vs echo ask() at 64 |
+|---|---|---|---|---|---|
+${ussd.map((u) => `| ${u.concurrency} | ${fmt.rate(u.perSecond)} | ${fmt.ms(u.p50Ms)} | ${fmt.ms(u.p99Ms)} | ${u.errors} | **${fmt.ratio(u.perSecond, echo64?.perSecond ?? NaN)}** |`).join('\n')}
+
+Aim (issue 5): 8,000 hops/s with p99 under 50 ms on this 2-core machine.
 
 ## Ledger: journal entries/s
 

@@ -1,13 +1,10 @@
 import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { didKeyFromEd25519 } from '../../src/gateways/auth/did-key.js';
 import { contentDigest } from '../../src/gateways/auth/message-signature.js';
-import { startChild } from '../lib/child.js';
+import { startGateway } from '../lib/gateway.js';
 import type { BenchEnv } from '../lib/env.js';
 import { closedLoop, type LevelResult } from '../lib/measure.js';
 
-const mainScript = fileURLToPath(new URL('../../src/main.js', import.meta.url));
 const adminKey = randomBytes(32).toString('hex');
 
 interface Supplier {
@@ -35,49 +32,14 @@ function signed(s: Supplier, path: string, body: string): Record<string, string>
  * supplier signature, registry look-ups, the voucher actor, the commit. On 10,000 distinct
  * vouchers and on one hot voucher.
  */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 export async function httpRedemptions(
   env: BenchEnv,
   concurrency: number,
   vouchers: number,
 ): Promise<{ spread: LevelResult; hot: LevelResult }> {
-  const port = await freePort();
-  // Request logs stay off (warn): at info every request would write a line the bench must read.
-  const gateway = startChild(
-    mainScript,
-    {
-      ROLE: 'gateway',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      HEARTH_ADMIN_KEY: adminKey,
-      DATABASE_URL: env.databaseUrl,
-      DATABASE_SCHEMA: env.schema,
-      REDIS_URL: env.redisUrl,
-      REDIS_PREFIX: env.prefix,
-      PIN_ENCRYPTION_KEY: env.pinKey,
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'production',
-    },
-    () => false,
-  );
-  gateway.ready.catch(() => undefined); // readiness is polled on /health instead
+  const gateway = await startGateway(env, { HEARTH_ADMIN_KEY: adminKey });
   try {
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      const up = await fetch(`${base}/health`)
-        .then((r) => r.ok)
-        .catch(() => false);
-      if (up) break;
-      if (i > 100) throw new Error('the gateway did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const base = gateway.base;
     const post = async (
       path: string,
       body: unknown,

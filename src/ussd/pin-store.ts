@@ -21,6 +21,8 @@ interface PinRow {
  * not prevent: 100,000 candidates), compared in constant time. Lockout is counted in the row.
  */
 export class PinStore {
+  private readonly known = new Set<string>();
+
   constructor(
     private readonly sql: Sql,
     private readonly key: string,
@@ -30,8 +32,14 @@ export class PinStore {
     return createHmac('sha256', this.key).update(salt).update(pinMac).digest();
   }
 
+  /**
+   * Whether the phone has a PIN. A phone only ever goes from no PIN to a PIN, so a yes is
+   * remembered (the hop path asks on every request); a no is asked again each time.
+   */
   async isSet(phone: string): Promise<boolean> {
+    if (this.known.has(phone)) return true;
     const [row] = await this.sql`SELECT 1 AS x FROM ussd_pins WHERE phone_number = ${phone}`;
+    if (row && this.known.size < 100_000) this.known.add(phone);
     return row !== undefined;
   }
 

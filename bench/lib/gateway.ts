@@ -1,0 +1,57 @@
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { startChild } from './child.js';
+import type { BenchEnv } from './env.js';
+
+const mainScript = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A hearth gateway process (ROLE=gateway) on the run's prefix and schema, in front of the run's
+ * worker; resolves once its /health answers. Request logs stay off (warn): at info every request
+ * would write a line.
+ */
+export async function startGateway(
+  env: BenchEnv,
+  extra: Record<string, string> = {},
+): Promise<{ base: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const gateway = startChild(
+    mainScript,
+    {
+      ROLE: 'gateway',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: env.databaseUrl,
+      DATABASE_SCHEMA: env.schema,
+      REDIS_URL: env.redisUrl,
+      REDIS_PREFIX: env.prefix,
+      PIN_ENCRYPTION_KEY: env.pinKey,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      ...extra,
+    },
+    () => false,
+  );
+  gateway.ready.catch(() => undefined); // readiness is polled on /health instead
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    const up = await fetch(`${base}/health`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (up) break;
+    if (i > 100) {
+      await gateway.stop();
+      throw new Error('the gateway did not start');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { base, stop: () => gateway.stop() };
+}

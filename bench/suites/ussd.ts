@@ -1,0 +1,72 @@
+import { Agent, request } from 'node:http';
+import type { BenchEnv } from '../lib/env.js';
+import { startGateway } from '../lib/gateway.js';
+import { closedLoop, type LevelResult } from '../lib/measure.js';
+
+/** The five hops of the measured session: menu, a choice, the next screen, back, home. */
+const HOPS = ['', '1', '1*1', '1*1*0', '1*1*0*00'];
+
+/**
+ * USSD hops through a gateway process in front of the worker: each concurrent session walks
+ * five hops (every hop a POST /api/ussd with the cumulative text, an ask to the session actor,
+ * its write-behind snapshot), then starts over as a new session. Phones come from a pool of
+ * 1,000 unregistered numbers, so the phone look-up is as warm as in steady traffic.
+ */
+export async function ussdHops(env: BenchEnv, levels: number[]): Promise<LevelResult[]> {
+  const gateway = await startGateway(env, { USSD_RATE_PER_MINUTE: '10000' });
+  const { hostname, port } = new URL(gateway.base);
+  try {
+    const results: LevelResult[] = [];
+    for (const concurrency of levels) {
+      const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+      const sessions = Array.from({ length: concurrency }, (_, w) => ({
+        id: `bench-${concurrency}-${w}-0`,
+        hop: 0,
+        n: 0,
+      }));
+      const hop = (w: number): Promise<void> => {
+        const s = sessions[w]!;
+        if (s.hop === HOPS.length) {
+          s.n++;
+          s.id = `bench-${concurrency}-${w}-${s.n}`;
+          s.hop = 0;
+        }
+        const body = JSON.stringify({
+          sessionId: s.id,
+          phoneNumber: `+26097${String(w % 1000).padStart(7, '0')}`,
+          serviceCode: '*1234#',
+          text: HOPS[s.hop++],
+        });
+        return new Promise((resolve, reject) => {
+          const req = request(
+            {
+              agent,
+              host: hostname,
+              port,
+              method: 'POST',
+              path: '/api/ussd',
+              headers: { 'content-type': 'application/json' },
+            },
+            (res) => {
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => (text += chunk));
+              res.on('end', () =>
+                res.statusCode === 200 && /^CON /.test(text)
+                  ? resolve()
+                  : reject(new Error(`${res.statusCode} ${text}`)),
+              );
+            },
+          );
+          req.on('error', reject);
+          req.end(body);
+        });
+      };
+      results.push(await closedLoop(concurrency, env.seconds * 1000, (w) => hop(w)));
+      agent.destroy();
+    }
+    return results;
+  } finally {
+    await gateway.stop();
+  }
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { ActorContext } from '../../src/actors/runtime/types.js';
+import { catalogs, t } from '../../src/actors/ussd-session/catalog/index.js';
+import { en } from '../../src/actors/ussd-session/catalog/en.js';
+import { installedFlows } from '../../src/actors/ussd-session/flows/index.js';
+import { choose, endWith, screen } from '../../src/actors/ussd-session/flows/kit.js';
+import type { FlowDefinition } from '../../src/actors/ussd-session/flows/registry.js';
+import { ussdDecide } from '../../src/actors/ussd-session/logic.js';
+import { buildMachine } from '../../src/actors/ussd-session/machine.js';
+import type { HopReply, UssdSession } from '../../src/actors/ussd-session/index.js';
+
+/** The README's example flow, as a deployer would write it (with catalog keys that exist). */
+const callbackFlow: FlowDefinition = {
+  id: 'callback',
+  audiences: ['household'],
+  label: 'unregistered.register',
+  entry: 'callback_confirm',
+  states: {
+    callback_confirm: screen('menu', (c) => `${t(c.lang, 'unregistered.register')}?\n1 Yes`, [
+      choose('1', 'done', { actions: endWith(() => 'We will call you back.') }),
+    ]),
+  },
+};
+
+function drive(flows: FlowDefinition[]) {
+  const decide = ussdDecide({ machine: buildMachine(flows), idleMs: 180_000 });
+  let state: UssdSession | undefined;
+  let n = 0;
+  return (text: string): string => {
+    const msgId = `${++n}-0`;
+    const ctx: ActorContext = { type: 'ussd', key: 's', msgId, now: new Date(), id: (k = 0) => `${msgId}:${k}` };
+    const d = decide(
+      state,
+      { kind: 'hop', text, phoneNumber: '+1555000', serviceCode: '*1234#', audience: 'household', pinSet: true },
+      ctx,
+    );
+    state = d.state;
+    const r = d.reply as HopReply;
+    return r.kind === 'screen' ? r.text : `WORK ${r.intent.op}`;
+  };
+}
+
+describe('USSD flow registry and catalogs', () => {
+  it("serves a deployer's flow from its menu entry, without touching the gateway or the session logic", () => {
+    const hop = drive([...installedFlows(() => 'mac'), callbackFlow]);
+    expect(hop('')).toMatch(/\n4 How to register$/);
+    expect(hop('4')).toMatch(/^CON How to register\?\n1 Yes/);
+    expect(hop('4*1')).toBe('END We will call you back.');
+  });
+
+  it('offers a language choice once a second catalog is installed, and switches the texts', () => {
+    catalogs.xx = { ...en, 'lang.name': 'Lingua', 'menu.title': 'foyer', 'menu.language': 'Lingua' };
+    try {
+      const hop = drive(installedFlows(() => 'mac'));
+      expect(hop('')).toMatch(/^CON hearth\n.*\n4 Language$/s);
+      expect(hop('4')).toBe('CON Choose a language:\n1 English\n2 Lingua\n0 Back  00 Menu');
+      expect(hop('4*2')).toMatch(/^CON foyer\n/);
+    } finally {
+      delete catalogs.xx;
+    }
+  });
+});
