@@ -89,3 +89,47 @@ describe('USSD session logic', () => {
     expect(second.length).toBeLessThanOrEqual(182);
   });
 });
+
+describe('USSD session logic: wrong input on every screen', () => {
+  /** Sends `bad` before each valid input of a path: the screen must stay, saying so. */
+  function walk(
+    audience: 'household' | 'supplier' | 'unregistered',
+    path: string[],
+    results: Record<number, unknown> = {},
+  ) {
+    const s = session(audience);
+    const inputs: string[] = [];
+    let screen = screenText(s.hop(''));
+    path.forEach((input, step) => {
+      // 77 is no menu choice, but it is a fine amount on a number screen.
+      const numberScreen = screen.includes('00 Menu  * Exit');
+      for (const bad of numberScreen ? ['zz', ''] : ['zz', '77', '']) {
+        const text = [...inputs, bad].join('*');
+        const r = s.hop(text);
+        // The input is consumed (the text moves on), but the screen is the same, with a notice.
+        const notice = /^CON (Invalid choice\.|PIN too easy to guess \(use exactly 5 digits\)\.)\n/;
+        expect(screenText(r), `"${bad}" at step ${step} (${screen.slice(0, 40)})`).toMatch(notice);
+        expect(screenText(r).replace(notice, 'CON ')).toBe(screen.replace(notice, 'CON '));
+        inputs.push(bad);
+      }
+      inputs.push(input);
+      let r = s.hop(inputs.join('*'));
+      if (r.kind === 'work')
+        r = s.resolve(r.intentId, (results[step] ?? { ok: true }) as { ok: true }, inputs.join('*'));
+      screen = screenText(r);
+    });
+    return screen;
+  }
+
+  it('keeps every screen of the unregistered, household and supplier flows on a wrong input', () => {
+    expect(walk('unregistered', ['1', '1'])).toMatch(/register your phone/);
+    const vouchers = {
+      ok: true,
+      data: { vouchers: [{ id: 'vch_1', remainingBalance: 5, value: 10, status: 'active' }] },
+    };
+    expect(walk('household', ['1'], { 0: vouchers })).toMatch(/vch_1: 5 of 10/);
+    const products = { ok: true, data: { products: [{ id: 'p1', name: 'Stove' }] } };
+    expect(walk('supplier', ['1', 'vch_123', '1', '3'], { 1: products })).toMatch(/Enter your PIN to confirm/);
+    expect(walk('household', ['3', '52846', '48213'])).toMatch(/Enter the same PIN again/);
+  });
+});
