@@ -1,16 +1,9 @@
 import type { SurveyState } from '../actors/survey/survey-actor.js';
+import type { Question } from '../actors/ussd-session/flows/survey.js';
 import { responseIdFor } from '../actors/survey/response-id.js';
 import type { Sql } from '../store/db.js';
 
-/** A question as the phone asks it. */
-export interface PhoneQuestion {
-  sectionId: string;
-  id: string;
-  type: 'multiple_choice' | 'number';
-  options?: string[];
-  min?: number;
-  max?: number;
-}
+export type PhoneQuestion = Question;
 
 /**
  * The newest open survey of a project the household holds a voucher under (through the

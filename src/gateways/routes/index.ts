@@ -20,7 +20,7 @@ import { ClaimReads } from '../../store/claim-reads.js';
 import { LedgerReads } from '../../ledger/ledger-reads.js';
 import { ledgerRoutes } from './ledger.js';
 import { ussdRoutes } from './ussd.js';
-import { ussdDeps } from '../ussd/deps.js';
+import { ussdDeps, type UssdOptions } from '../ussd/deps.js';
 import type { Logger } from '../../log.js';
 
 /** Every route of spec 000 (vouchers, claims, surveys), the registries and keys behind it, and the ledger. */
@@ -32,7 +32,7 @@ export interface ProductDeps {
   client: ActorClient;
   clock: () => Date;
   log: Logger;
-  ussd: { pinKey: string; serviceCodes: readonly string[]; idleMs: number; ratePerMinute: number };
+  ussd: UssdOptions;
 }
 
 export function productRoutes({

@@ -13,6 +13,13 @@ import { PinStore } from '../../ussd/pin-store.js';
 import { PhoneRateLimit } from '../../ussd/rate-limit.js';
 import type { HopDeps } from './hop.js';
 
+export interface UssdOptions {
+  pinKey: string;
+  serviceCodes: readonly string[];
+  idleMs: number;
+  ratePerMinute: number;
+}
+
 /** Wires the USSD gateway's parts from the shared stores. */
 export function ussdDeps(d: {
   sql: Sql;
@@ -21,7 +28,7 @@ export function ussdDeps(d: {
   client: ActorClient;
   clock: () => Date;
   log: Logger;
-  ussd: { pinKey: string; serviceCodes: readonly string[]; idleMs: number; ratePerMinute: number };
+  ussd: UssdOptions;
   vouchers: VoucherReads;
   products: Registry<Product>;
   suppliers: Registry<Supplier>;

@@ -5,7 +5,8 @@ import type { FlowDefinition } from './registry.js';
 
 type Args = { context: FlowContext; event: FlowEvent };
 
-interface Question {
+/** A survey question as the phone asks it (the gateway sends these with the open survey). */
+export interface Question {
   sectionId: string;
   id: string;
   type: 'multiple_choice' | 'number';
