@@ -83,7 +83,8 @@ export async function commitRound(env: RoundEnv, batches: Array<[Owned, Applied]
   results.forEach((r, i) => {
     const [o, a] = batches[i]!;
     if (r.status === 'fulfilled') {
-      o.cache.unpin(a.outcome.dirty.keys());
+      // A write-behind flush merges several rounds' pins; its caller unpins them round by round.
+      if (reply) o.cache.unpin(a.outcome.dirty.keys());
       settles.push(settlePartition(env, o, a, reply));
     } else if (r.reason instanceof FencedError) {
       env.lose(o, r.reason.message);

@@ -68,6 +68,8 @@ export class TypeWorker {
   private changed: (() => void) | undefined;
   private ahead: Array<Promise<void>> = [];
   private tail: Promise<void> = Promise.resolve();
+  /** Write-behind: the flush commit in flight, if any. */
+  private flushing: Promise<void> | undefined;
   private failure: Error | undefined;
   /**
    * Rounds still to read one entry per partition, after a commit that Postgres refused for its
@@ -311,20 +313,38 @@ export class TypeWorker {
     this.d.onLost(o.partition, reason);
   }
 
-  /** Write-behind: commits what each partition has held for `flushMs` (all of it when forced). */
+  /**
+   * Write-behind: commits what each partition has held for `flushMs` (all of it when forced).
+   * The commit runs beside the reads (one flush at a time, so a key's states reach Postgres in
+   * order); a forced flush waits for the one in flight, then for its own.
+   */
   private async flushDue(force: boolean): Promise<void> {
     const policy = this.d.def.persistence;
     if (policy.mode !== 'write-behind') return;
+    if (this.flushing) {
+      if (!force) return;
+      await this.flushing;
+    }
     const due = [...this.owned.values()].filter(
       (o) => o.unflushed.length > 0 && (force || Date.now() - o.unflushedSince >= policy.flushMs),
     );
     if (due.length === 0) return;
     // One commit per partition: two batches of a partition cannot share a statement (same keys).
-    const batches = due.map((o): [Owned, Applied] => [o, mergeApplied(o.unflushed)]);
+    const rounds = due.map((o) => [o, o.unflushed] as const);
+    const batches = rounds.map(([o, held]): [Owned, Applied] => [o, mergeApplied(held)]);
     for (const o of due) o.unflushed = [];
-    await this.commitAndSettle(batches, false);
-    // Write-behind has nothing else in flight: every state of a flushed partition is committed.
-    for (const o of due) o.cache.unpinAll();
+    const run = this.commitAndSettle(batches, false).then(() => {
+      // Each round pinned its states once; newer rounds applied meanwhile keep theirs.
+      for (const [o, held] of rounds) for (const a of held) o.cache.unpin(a.outcome.dirty.keys());
+    });
+    if (force) return run;
+    this.flushing = run
+      .catch((err: unknown) => {
+        this.failure ??= err instanceof Error ? err : new Error(String(err));
+      })
+      .finally(() => {
+        this.flushing = undefined;
+      });
   }
 
   private throwIfFailed(): void {
@@ -334,6 +354,7 @@ export class TypeWorker {
   private async drainAhead(): Promise<void> {
     await Promise.all(this.ahead);
     this.ahead = [];
+    await this.flushing;
   }
 
   private async maybeTrim(): Promise<void> {
