@@ -83,6 +83,13 @@ describe('USSD gateway (spec 002) end to end', () => {
     const leaks = await countOf(env.sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM actor_snapshots WHERE state::text LIKE '%52846%' OR state::text LIKE '%48213%'`);
     expect(leaks).toBe(0);
+    // Nor in Redis: the mailbox entries carry the text sealed.
+    const streams = await env.redis.keys(`${env.prefix}:ussd:p*`);
+    expect(streams.length).toBeGreaterThan(0);
+    for (const stream of streams) {
+      const entries = JSON.stringify(await env.redis.xrange(stream, '-', '+'));
+      expect(entries).not.toMatch(/48213|52846/);
+    }
   });
 
   it("lets a household answer its project's open survey, stored as its survey response", async () => {

@@ -23,7 +23,7 @@ const callbackFlow: FlowDefinition = {
 };
 
 function drive(flows: FlowDefinition[]) {
-  const decide = ussdDecide({ machine: buildMachine(flows), idleMs: 180_000 });
+  const decide = ussdDecide({ machine: buildMachine(flows), idleMs: 180_000, open: (sealed) => sealed });
   let state: UssdSession | undefined;
   let n = 0;
   return (text: string): string => {
@@ -31,7 +31,14 @@ function drive(flows: FlowDefinition[]) {
     const ctx: ActorContext = { type: 'ussd', key: 's', msgId, now: new Date(), id: (k = 0) => `${msgId}:${k}` };
     const d = decide(
       state,
-      { kind: 'hop', text, phoneNumber: '+1555000', serviceCode: '*1234#', audience: 'household', pinSet: true },
+      {
+        kind: 'hop',
+        sealedText: text,
+        phoneNumber: '+1555000',
+        serviceCode: '*1234#',
+        audience: 'household',
+        pinSet: true,
+      },
       ctx,
     );
     state = d.state;

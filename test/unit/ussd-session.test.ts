@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ussdSessionActor, type HopReply, type UssdSession } from '../../src/actors/ussd-session/index.js';
+import { sealText, ussdSessionActor, type HopReply, type UssdSession } from '../../src/actors/ussd-session/index.js';
 import { splitInputs } from '../../src/actors/ussd-session/input.js';
 import type { ActorContext } from '../../src/actors/runtime/types.js';
 
-const actor = ussdSessionActor({ pinKey: 'k'.repeat(32), idleMs: 180_000 });
+const KEY = 'k'.repeat(32);
+const actor = ussdSessionActor({ pinKey: KEY, idleMs: 180_000 });
 
 /** Drives one session through the pure decide, as the runtime would (JSON round trip included). */
 function session(audience: 'household' | 'supplier' | 'unregistered', pinSet = true) {
@@ -21,12 +22,12 @@ function session(audience: 'household' | 'supplier' | 'unregistered', pinSet = t
   };
   return {
     hop: (text: string, phoneNumber = '+260971000001') =>
-      run({ kind: 'hop', text, phoneNumber, serviceCode: '*1234#', audience, pinSet }),
+      run({ kind: 'hop', sealedText: sealText(KEY, text), phoneNumber, serviceCode: '*1234#', audience, pinSet }),
     resolve: (
       intentId: string,
       result: { ok: true; data?: Record<string, unknown> } | { ok: false; reason: string },
       text = '',
-    ) => run({ kind: 'resolve', intentId, result, text }),
+    ) => run({ kind: 'resolve', intentId, result, sealedText: sealText(KEY, text) }),
     advance: (ms: number) => (now = new Date(now.getTime() + ms)),
     get state() {
       return state;

@@ -4,10 +4,12 @@ import { ussdDecide } from './logic.js';
 import { buildMachine } from './machine.js';
 import { ussdMessages, type UssdMessage } from './messages.js';
 import { pinMac } from './pin-mac.js';
+import { openText } from './sealed-text.js';
 import type { UssdSession } from './state.js';
 
 export type { HopReply, UssdSession } from './state.js';
 export type { Intent, IntentResult } from './flows/kit.js';
+export { sealText } from './sealed-text.js';
 
 /**
  * The USSD session actor, keyed by the aggregator's sessionId. Write-behind: a hop's reply leaves
@@ -23,6 +25,6 @@ export function ussdSessionActor(opts: {
     type: 'ussd',
     messages: ussdMessages,
     persistence: { mode: 'write-behind', flushMs: opts.flushMs ?? 100 },
-    decide: ussdDecide({ machine, idleMs: opts.idleMs }),
+    decide: ussdDecide({ machine, idleMs: opts.idleMs, open: (sealed) => openText(opts.pinKey, sealed) }),
   };
 }

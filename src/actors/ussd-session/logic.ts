@@ -14,6 +14,8 @@ const MAX_INPUTS = 30;
 
 export interface UssdLogicOptions {
   machine: AnyStateMachine;
+  /** Opens a message's sealed text (undefined: the seal is broken). */
+  open: (sealed: string) => string | undefined;
   /** A session idle this long is over (spec: sessions expire). */
   idleMs: number;
 }
@@ -151,7 +153,9 @@ export function ussdDecide(opts: UssdLogicOptions) {
       if (s.ended) return { state: s, reply: reply(s) };
       s.lastActivityAt = ctx.now.toISOString();
       // Cumulative text only grows: an older one (a retry, a late duplicate) has nothing new.
-      if (!s.pending) consume(s, msg.text, ctx, 0);
+      const text = opts.open(msg.sealedText);
+      if (text === undefined) return { state, reply: expired(ctx) };
+      if (!s.pending) consume(s, text, ctx, 0);
       return { state: s, reply: reply(s) };
     }
     if (!state) return { state, reply: expired(ctx) };
@@ -162,7 +166,8 @@ export function ussdDecide(opts: UssdLogicOptions) {
       enter(s, persist(next), ctx, 0);
     }
     // Another request's inputs may have arrived meanwhile: whichever text is longest goes on.
-    if (!s.pending && !s.ended) consume(s, msg.text, ctx, 1);
+    const text = opts.open(msg.sealedText) ?? '';
+    if (!s.pending && !s.ended) consume(s, text, ctx, 1);
     return { state: s, reply: reply(s) };
   };
 }

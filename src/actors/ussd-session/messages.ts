@@ -7,7 +7,8 @@ export const ussdMessages = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('hop'),
-      text: z.string().max(1_000),
+      /** The cumulative text, sealed (see sealed-text.ts): it carries PIN digits. */
+      sealedText: z.string().max(8_000),
       phoneNumber: z.string().min(1).max(32),
       serviceCode: z.string().min(1).max(32),
       /** Who the phone belongs to and whether it has a PIN: read when the session starts. */
@@ -19,8 +20,8 @@ export const ussdMessages = z.discriminatedUnion('kind', [
     .object({
       kind: z.literal('resolve'),
       intentId: z.string().min(1).max(128),
-      /** The text of the request that carried the work out (its inputs past the work go on). */
-      text: z.string().max(1_000),
+      /** The sealed text of the request that carried the work out (its inputs past the work go on). */
+      sealedText: z.string().max(8_000),
       result: z.union([
         z.object({ ok: z.literal(true), data: z.record(z.string(), z.unknown()).optional() }).strict(),
         z.object({ ok: z.literal(false), reason: z.string().max(500) }).strict(),

@@ -9,6 +9,7 @@ import type { VoucherReads } from '../../store/voucher-reads.js';
 import { SurveyReads } from '../../store/survey-reads.js';
 import { LiveSessions } from '../../ussd/live-sessions.js';
 import { PhoneDirectory } from '../../ussd/phone-directory.js';
+import { sealText } from '../../actors/ussd-session/index.js';
 import { PinStore } from '../../ussd/pin-store.js';
 import { PhoneRateLimit } from '../../ussd/rate-limit.js';
 import type { HopDeps } from './hop.js';
@@ -51,6 +52,7 @@ export function ussdDeps(d: {
       clock: d.clock,
     },
     serviceCodes: d.ussd.serviceCodes,
+    seal: (text) => sealText(d.ussd.pinKey, text),
     clock: d.clock,
     log: d.log.child({ route: 'ussd' }),
   };

@@ -20,6 +20,8 @@ export interface HopDeps {
   live: LiveSessions;
   work: WorkDeps;
   serviceCodes: readonly string[];
+  /** Seals the request's text for its trip through Redis (it carries PIN digits). */
+  seal: (text: string) => string;
   clock: () => Date;
   log: Logger;
 }
@@ -41,7 +43,7 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
     const pinSet = owner.audience === 'unregistered' ? false : await d.pins.isSet(req.phoneNumber);
     let reply = await d.client.ask<HopReply>('ussd', req.sessionId, {
       kind: 'hop',
-      text: req.text,
+      sealedText: d.seal(req.text),
       phoneNumber: req.phoneNumber,
       serviceCode: req.serviceCode,
       audience: owner.audience,
@@ -53,7 +55,7 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
         kind: 'resolve',
         intentId: reply.intentId,
         result,
-        text: req.text,
+        sealedText: d.seal(req.text),
       });
     }
     if (reply.kind === 'work') return end('common.unavailable');
