@@ -26,6 +26,9 @@ export class LiveSessions {
     const index = this.keys.ussdLive();
     const summaries = this.keys.ussdSummaries();
     if (ended) {
+      // Only the session's own phone ends it here (another phone reusing the id is refused).
+      const known = await this.redis.hget(summaries, s.sessionId);
+      if (known && (JSON.parse(known) as LiveSession).phoneNumber !== s.phoneNumber) return;
       await this.redis.multi().zrem(index, s.sessionId).hdel(summaries, s.sessionId).exec();
       return;
     }
@@ -36,7 +39,8 @@ export class LiveSessions {
       .exec();
   }
 
-  async list(now: Date, limit = 1_000): Promise<LiveSession[]> {
+  /** The live sessions, newest first (at most `limit`), and how many there are in all. */
+  async list(now: Date, limit = 1_000): Promise<{ sessions: LiveSession[]; count: number }> {
     const index = this.keys.ussdLive();
     const summaries = this.keys.ussdSummaries();
     const horizon = now.getTime() - this.idleMs;
@@ -48,9 +52,12 @@ export class LiveSessions {
         .zrem(index, ...expired)
         .hdel(summaries, ...expired)
         .exec();
-    const ids = await this.redis.zrevrangebyscore(index, '+inf', horizon, 'LIMIT', 0, limit);
-    if (ids.length === 0) return [];
+    const [ids, count] = await Promise.all([
+      this.redis.zrevrangebyscore(index, '+inf', horizon, 'LIMIT', 0, limit),
+      this.redis.zcount(index, horizon, '+inf'),
+    ]);
+    if (ids.length === 0) return { sessions: [], count };
     const rows = await this.redis.hmget(summaries, ...ids);
-    return rows.flatMap((r) => (r ? [JSON.parse(r) as LiveSession] : []));
+    return { sessions: rows.flatMap((r) => (r ? [JSON.parse(r) as LiveSession] : [])), count };
   }
 }

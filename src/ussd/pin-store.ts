@@ -63,30 +63,33 @@ export class PinStore {
     });
   }
 
-  /** Checks a PIN; counts a wrong one (locking at the third), resets the count on success. */
+  /**
+   * Checks a PIN; counts a wrong one (locking at the third), resets the count on success. The
+   * row is locked for the check, so parallel sessions of one phone take turns: each guess is
+   * counted before the next is looked at, and none slips past a lock set meanwhile.
+   */
   async verify(phone: string, pinMac: string, now: Date): Promise<PinCheck> {
-    const [row] = await this.sql<PinRow[]>`
-      SELECT salt, pin_hash, failed_attempts, locked_until FROM ussd_pins WHERE phone_number = ${phone}`;
-    if (!row) return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS}` };
-    if (row.locked_until && row.locked_until > now) return { ok: false, reason: `locked:${clock(row.locked_until)}` };
-    if (timingSafeEqual(this.hash(row.salt, pinMac), row.pin_hash)) {
-      if (row.failed_attempts > 0 || row.locked_until) {
-        await this.sql`UPDATE ussd_pins SET failed_attempts = 0, locked_until = NULL WHERE phone_number = ${phone}`;
+    return this.sql.begin(async (tx): Promise<PinCheck> => {
+      const [row] = await tx<PinRow[]>`
+        SELECT salt, pin_hash, failed_attempts, locked_until FROM ussd_pins WHERE phone_number = ${phone} FOR UPDATE`;
+      if (!row) return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS}` };
+      if (row.locked_until && row.locked_until > now) return { ok: false, reason: `locked:${clock(row.locked_until)}` };
+      if (timingSafeEqual(this.hash(row.salt, pinMac), row.pin_hash)) {
+        if (row.failed_attempts > 0 || row.locked_until) {
+          await tx`UPDATE ussd_pins SET failed_attempts = 0, locked_until = NULL WHERE phone_number = ${phone}`;
+        }
+        return { ok: true };
       }
-      return { ok: true };
-    }
-    // Counted in one statement, so two sessions of one phone cannot both slip under the limit.
-    const [after] = await this.sql<{ failed_attempts: number; locked_until: Date | null }[]>`
-      UPDATE ussd_pins SET
-        failed_attempts = CASE WHEN failed_attempts + 1 >= ${MAX_PIN_ATTEMPTS} THEN 0 ELSE failed_attempts + 1 END,
-        locked_until = CASE WHEN failed_attempts + 1 >= ${MAX_PIN_ATTEMPTS}
-                            THEN ${new Date(now.getTime() + LOCK_MS)}::timestamptz ELSE locked_until END,
-        updated_at = now()
-      WHERE phone_number = ${phone}
-      RETURNING failed_attempts, locked_until`;
-    if (after?.locked_until && after.locked_until > now)
-      return { ok: false, reason: `locked:${clock(after.locked_until)}` };
-    return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS - (after?.failed_attempts ?? 0)}` };
+      const failed = row.failed_attempts + 1;
+      if (failed >= MAX_PIN_ATTEMPTS) {
+        const until = new Date(now.getTime() + LOCK_MS);
+        await tx`
+          UPDATE ussd_pins SET failed_attempts = 0, locked_until = ${until}, updated_at = now() WHERE phone_number = ${phone}`;
+        return { ok: false, reason: `locked:${clock(until)}` };
+      }
+      await tx`UPDATE ussd_pins SET failed_attempts = ${failed}, updated_at = now() WHERE phone_number = ${phone}`;
+      return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS - failed}` };
+    });
   }
 
   /** Changes a PIN after checking the current one (which counts towards the lockout). */

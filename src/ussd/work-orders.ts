@@ -42,8 +42,9 @@ export async function carryOut(
   switch (intent.op) {
     case 'setPin':
       if (!owner.did) return { ok: false, reason: 'not registered' };
-      await d.pins.create(phone, owner.did, intent.pinMac, now);
-      return { ok: true };
+      if (await d.pins.create(phone, owner.did, intent.pinMac, now)) return { ok: true };
+      // Already set (another session was first, or this order runs twice): only the same PIN is a success.
+      return d.pins.verify(phone, intent.pinMac, now);
     case 'changePin':
       return d.pins.change(phone, intent.currentMac, intent.nextMac, now);
     case 'listVouchers': {
@@ -57,8 +58,10 @@ export async function carryOut(
       return { ok: true, data: { vouchers } };
     }
     case 'listProducts': {
-      const { items } = await d.products.list(9, 0);
-      return { ok: true, data: { products: items.filter((p) => p.approved).map((p) => ({ id: p.id, name: p.name })) } };
+      const { items } = await d.products.list(100, 0);
+      // A menu offers choices 1-9.
+      const approved = items.filter((p) => p.approved).slice(0, 9);
+      return { ok: true, data: { products: approved.map((p) => ({ id: p.id, name: p.name })) } };
     }
     case 'redeem':
       return redeem(d, order.intentId, intent, phone, owner, now);

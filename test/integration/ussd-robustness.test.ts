@@ -96,6 +96,16 @@ describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
     expect(await phone.send('1')).toBe('END Your session has ended. Please dial again.');
   });
 
+  it('counts parallel wrong PINs of one phone one at a time: two are wrong, the rest find it locked', async () => {
+    const sessions = await Promise.all(Array.from({ length: 6 }, () => toConfirmation(sid())));
+    const answers = await Promise.all(sessions.map((phone, i) => phone.send(`1111${i}`)));
+    expect(answers.filter((x) => /Wrong PIN/.test(x))).toHaveLength(2);
+    expect(answers.filter((x) => /^END Too many wrong PINs/.test(x))).toHaveLength(4);
+    const late = await toConfirmation(sid());
+    expect(await late.send(PIN)).toMatch(/^END Too many wrong PINs/);
+    now += 31 * 60 * 1000;
+  });
+
   it('answers 10,000 random requests with a 200 CON/END or a 400, never a 500, and stays up', async () => {
     const base = `http://127.0.0.1:${hearth.port}`;
     const texts = [
@@ -154,6 +164,7 @@ describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
     };
     const statuses = new Map<number, number>();
     let bad = '';
+    let busy = 0;
     for (let round = 0; round < 100; round++) {
       await Promise.all(
         Array.from({ length: 100 }, async () => {
@@ -161,12 +172,15 @@ describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
           const res = await fetch(`${base}/api/ussd`, { method: 'POST', headers: { 'content-type': type }, body });
           const text = await res.text();
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (text.includes('The service is busy')) busy++;
           const fine = (res.status === 200 && /^(CON|END) /.test(text)) || res.status === 400 || res.status === 415;
           if (!fine) bad ||= `${res.status} ${text} for ${type} ${body.slice(0, 200)}`;
         }),
       );
     }
     expect(bad).toBe('');
+    expect(busy).toBe(0); // no session failed: nothing was dead-lettered or timed out
+    expect(await env.redis.xlen(`${env.prefix}:dead:ussd`)).toBe(0);
     expect([...statuses.values()].reduce((x, y) => x + y, 0)).toBe(10_000);
     expect(statuses.get(200)).toBeGreaterThan(3_000);
     expect((await fetch(`${base}/health`)).status).toBe(200);

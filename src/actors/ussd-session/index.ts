@@ -20,7 +20,7 @@ export function ussdSessionActor(opts: {
   idleMs: number;
   flushMs?: number;
 }): ActorDefinition<UssdSession, UssdMessage> {
-  const machine = buildMachine(installedFlows((pin) => pinMac(opts.pinKey, pin)));
+  const machine = buildMachine(installedFlows((pin, c) => pinMac(opts.pinKey, c.phone, pin)));
   return {
     type: 'ussd',
     messages: ussdMessages,

@@ -31,7 +31,16 @@ export function ussdDecide(opts: UssdLogicOptions) {
   const { machine } = opts;
   const restore = (p: Persisted): Snapshot => machine.resolveState({ value: p.value, context: p.context });
   const persist = (s: Snapshot): Persisted => ({ value: String(s.value), context: s.context as FlowContext });
-  const metaOf = (p: Persisted): ScreenMeta => (machine.getStateNodeById(`ussd.${p.value}`).meta ?? {}) as ScreenMeta;
+  const known = (value: string): boolean => {
+    try {
+      machine.getStateNodeById(`ussd.${value}`);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const metaOf = (p: Persisted): ScreenMeta =>
+    known(p.value) ? ((machine.getStateNodeById(`ussd.${p.value}`).meta ?? {}) as ScreenMeta) : {};
 
   function home(c: FlowContext): Persisted {
     const value = c.audience !== 'unregistered' && !c.pinSet ? 'pinSetup_create' : 'menu';
@@ -68,6 +77,8 @@ export function ussdDecide(opts: UssdLogicOptions) {
     if (meta.kind === 'end') return [body];
     const footer =
       s.current.value === 'menu' ? '' : t(c.lang, meta.kind === 'number' ? 'nav.footerNumber' : 'nav.footer');
+    // Where the reply is a number or a PIN, 98 is an answer, not "more": such a screen is clipped.
+    if (meta.kind === 'number' || meta.kind === 'pin') return [clip(`${body}\n${footer}`, SCREEN_LIMIT - 4)];
     return paginate(body, footer, t(c.lang, 'nav.more'));
   }
 
@@ -123,7 +134,12 @@ export function ussdDecide(opts: UssdLogicOptions) {
   }
 
   function create(msg: Extract<UssdMessage, { kind: 'hop' }>, ctx: ActorContext): UssdSession {
-    const [first] = initialTransition(machine, { audience: msg.audience, pinSet: msg.pinSet, lang: DEFAULT_LANGUAGE });
+    const [first] = initialTransition(machine, {
+      phone: msg.phoneNumber,
+      audience: msg.audience,
+      pinSet: msg.pinSet,
+      lang: DEFAULT_LANGUAGE,
+    });
     const at = ctx.now.toISOString();
     return {
       sessionId: ctx.key,
@@ -147,6 +163,12 @@ export function ussdDecide(opts: UssdLogicOptions) {
         return { state, reply: expired(ctx) };
       }
       const s: UssdSession = state ? structuredClone(state) : create(msg, ctx);
+      // A deploy may have renamed states a live session stands in: start it over from home.
+      if (!known(s.current.value) || s.history.some((h) => !known(h.value))) {
+        s.current = known(s.current.value) ? s.current : home(s.current.context);
+        s.history = s.history.filter((h) => known(h.value));
+        s.pending = null;
+      }
       if (state && !state.ended && ctx.now.getTime() - Date.parse(state.lastActivityAt) > opts.idleMs) {
         end(s, t(s.current.context.lang, 'common.expired'));
       }
@@ -162,6 +184,8 @@ export function ussdDecide(opts: UssdLogicOptions) {
     const s = structuredClone(state);
     if (s.pending?.id === msg.intentId) {
       s.pending = null;
+      // Done work is not undone by "back": the screens before it (and the PIN hashes they hold) go.
+      s.history = [];
       const [next] = transition(machine, restore(s.current), { type: 'RESULT', result: msg.result });
       enter(s, persist(next), ctx, 0);
     }
@@ -179,5 +203,6 @@ function expired(ctx: ActorContext): HopReply {
 }
 
 function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  // Three dots, not U+2026: it is outside the GSM 7-bit alphabet most phones are sent.
+  return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
 }

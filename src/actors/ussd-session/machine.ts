@@ -15,6 +15,7 @@ const audiences: readonly Audience[] = ['household', 'supplier', 'unregistered']
 import type { FlowDefinition } from './flows/registry.js';
 
 export interface MachineInput {
+  phone: string;
   audience: Audience;
   pinSet: boolean;
   lang: string;
@@ -48,6 +49,7 @@ export function buildMachine(flows: readonly FlowDefinition[]) {
     initial: 'start',
     context: ({ input }: { input: MachineInput }): FlowContext => ({
       lang: input.lang,
+      phone: input.phone,
       audience: input.audience,
       pinSet: input.pinSet,
       notice: null,

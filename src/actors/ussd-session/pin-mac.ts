@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto';
  * its replies and the gateway's work orders carry this, never the digits; without the key it
  * says nothing (a plain hash of a 5-digit PIN would be reversed by trying all 100,000).
  */
-export function pinMac(key: string, pin: string): string {
-  return createHmac('sha256', key).update(`hearth-ussd-pin:${pin}`).digest('base64url');
+export function pinMac(key: string, phone: string, pin: string): string {
+  // Salted by the phone: two phones with the same PIN never carry the same hash.
+  return createHmac('sha256', key).update(`hearth-ussd-pin:${phone}:${pin}`).digest('base64url');
 }

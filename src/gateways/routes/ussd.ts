@@ -39,8 +39,8 @@ export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }): Rout
         },
       },
       handler: guarded(g, ['admin', 'implementer'], async () => {
-        const sessions = await d.live.list(d.clock());
-        return json(200, { sessions, count: sessions.length });
+        const { sessions, count } = await d.live.list(d.clock());
+        return json(200, { sessions, count });
       }),
     },
   ];

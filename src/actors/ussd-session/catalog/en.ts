@@ -28,6 +28,7 @@ export const en = {
   'pin.weak.sequence': 'digits in sequence',
   'pin.weak.common': 'a common PIN',
   'pin.created': 'Your PIN is set.',
+  'pin.exists': 'This phone already has a PIN. Please dial again and use it.',
   'pin.enter': 'Enter your PIN:',
   'pin.enterCurrent': 'Enter your current PIN:',
   'pin.wrong': 'Wrong PIN. {left} attempt(s) left. ',

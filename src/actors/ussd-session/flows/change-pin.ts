@@ -21,7 +21,10 @@ type Args = { context: FlowContext; event: FlowEvent };
 /** Change PIN: the current one, then the new one twice; the gateway checks the current one. */
 export function changePinFlow(mac: MacPin): FlowDefinition {
   const keep = (name: string) =>
-    assign(({ event, context }: Args) => ({ notice: null, data: { ...context.data, [name]: mac(valueOf(event)) } }));
+    assign(({ event, context }: Args) => ({
+      notice: null,
+      data: { ...context.data, [name]: mac(valueOf(event), context) },
+    }));
   return {
     id: 'changePin',
     audiences: ['household', 'supplier'],
@@ -47,7 +50,7 @@ export function changePinFlow(mac: MacPin): FlowDefinition {
       ]),
       changePin_confirm: screen('pin', (c) => t(c.lang, 'pin.confirm'), [
         {
-          guard: ({ event, context }: Args) => mac(valueOf(event)) === context.data.nextMac,
+          guard: ({ event, context }: Args) => mac(valueOf(event), context) === context.data.nextMac,
           target: 'changePin_save',
           actions: assign({ notice: null }),
         },

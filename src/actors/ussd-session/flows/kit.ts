@@ -7,6 +7,8 @@ export type Audience = 'household' | 'supplier' | 'unregistered';
 /** What a flow's states read and write (persisted with the snapshot: JSON only). */
 export interface FlowContext {
   lang: string;
+  /** The session's phone number (it salts the session's PIN hashes). */
+  phone: string;
   audience: Audience;
   pinSet: boolean;
   /** A message shown before the next screen (wrong input, wrong PIN), then cleared. */

@@ -1,13 +1,25 @@
 import { assign } from 'xstate';
 import { t } from '../catalog/index.js';
-import { accept, isOk, notice, screen, valueOf, work, type FlowContext, type FlowEvent } from './kit.js';
+import { isLocked, reasonText } from './change-pin.js';
+import {
+  accept,
+  endWith,
+  isOk,
+  notice,
+  resultOf,
+  screen,
+  valueOf,
+  work,
+  type FlowContext,
+  type FlowEvent,
+} from './kit.js';
 import { isPinShape, weakPin } from './pin-rules.js';
 import type { FlowDefinition } from './registry.js';
 
 type Args = { context: FlowContext; event: FlowEvent };
 
-/** The PIN as typed, turned into its keyed hash before it is kept (see pin-mac.ts). */
-export type MacPin = (pin: string) => string;
+/** The PIN as typed, turned into its keyed hash (salted by the session's phone) before it is kept. */
+export type MacPin = (pin: string, c: FlowContext) => string;
 
 /** A household's first use: a 5-digit PIN, entered twice, easy ones refused with the reason. */
 export function pinSetupFlow(mac: MacPin): FlowDefinition {
@@ -22,7 +34,7 @@ export function pinSetupFlow(mac: MacPin): FlowDefinition {
           target: 'pinSetup_confirm',
           actions: assign(({ event, context }: Args) => ({
             notice: null,
-            data: { ...context.data, pinMac: mac(valueOf(event)) },
+            data: { ...context.data, pinMac: mac(valueOf(event), context) },
           })),
         },
         {
@@ -30,7 +42,7 @@ export function pinSetupFlow(mac: MacPin): FlowDefinition {
         },
       ]),
       pinSetup_confirm: screen('pin', (c) => t(c.lang, 'pin.confirm'), [
-        accept((v, c) => mac(v) === c.data.pinMac, 'pinSetup_save'),
+        accept((v, c) => mac(v, c) === c.data.pinMac, 'pinSetup_save'),
         { target: 'pinSetup_create', actions: notice('pin.mismatch') },
       ]),
       pinSetup_save: work(
@@ -45,7 +57,11 @@ export function pinSetupFlow(mac: MacPin): FlowDefinition {
               notice: t(context.lang, 'pin.created'),
             })),
           },
-          { target: 'pinSetup_create', actions: notice('common.unavailable') },
+          // Another session set a different PIN first: this one does not replace it.
+          {
+            target: 'done',
+            actions: endWith((c, e) => (isLocked(resultOf(e)) ? reasonText(c, resultOf(e)) : t(c.lang, 'pin.exists'))),
+          },
         ],
       ),
     },

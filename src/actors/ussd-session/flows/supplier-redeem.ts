@@ -79,7 +79,7 @@ export function supplierRedeemFlow(mac: MacPin): FlowDefinition {
             target: 'redeem_submit',
             actions: assign(({ event, context }: Args) => ({
               notice: null,
-              data: { ...context.data, pinMac: mac(valueOf(event)) },
+              data: { ...context.data, pinMac: mac(valueOf(event), context) },
             })),
           },
         ],
