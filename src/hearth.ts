@@ -25,6 +25,7 @@ import { migrate } from './store/migrate.js';
 import { createPgSnapshotStore } from './store/snapshot-store.js';
 import { LedgerReads } from './ledger/ledger-reads.js';
 import { startLedger } from './ledger/start-ledger.js';
+import { UssdSessionJanitor } from './ussd/session-janitor.js';
 
 export interface Hearth {
   /** The bound HTTP port. */
@@ -115,6 +116,9 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         clock: opts.clock ?? (() => new Date()),
       });
       cleanups.push(() => ledger.close());
+      const janitor = new UssdSessionJanitor(sql, log.child({ role: 'worker' }), opts.clock ?? (() => new Date()));
+      janitor.start();
+      cleanups.push(() => janitor.close());
     }
 
     let client: ActorClient | undefined;
