@@ -116,6 +116,20 @@ export const configSchema = z
       .refine((codes) => codes.length > 0 && codes.every((c) => /^\*[0-9*]{1,20}#$/.test(c)), {
         message: 'must be USSD codes like *1234# separated by commas',
       }),
+    /** Origins allowed by CORS (spec 001): `*` (default; no credentials) or a comma-separated list (credentials allowed). */
+    CORS_ORIGIN: z.string().min(1).default('*'),
+    /** The oracle's own DID (spec 001): the audience every UCAN must name. Unset: the oracle routes answer 503. */
+    ORACLE_DID: z
+      .string()
+      .regex(/^did:(key|ixo):[A-Za-z0-9._:-]+$/, 'must be a did:key or did:ixo DID')
+      .optional(),
+    /** The oracle's name in session records. Default `hearth`. */
+    ORACLE_NAME: z.string().min(1).max(200).default('hearth'),
+    /** The oracle's entity DID, shown in session records when set. */
+    ORACLE_ENTITY_DID: z
+      .string()
+      .regex(/^did:[a-z0-9]+:.+$/, 'must be a DID')
+      .optional(),
     /** Seconds a USSD session lives without input. Default 180. */
     USSD_IDLE_SECONDS: positiveInt.max(3_600).default(180),
     /** USSD requests per phone number per minute before the phone is asked to wait. Default 30. */

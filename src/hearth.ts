@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import { ApiKeyStore, hashSecret } from './gateways/auth/api-key-store.js';
 import { docsRoutes } from './gateways/docs/routes.js';
 import { HttpServer } from './gateways/http/server.js';
+import { corsHeaders } from './gateways/http/cors.js';
 import { productRoutes } from './gateways/routes/index.js';
 import { Router } from './gateways/http/router.js';
 import { diagnosticsRoutes } from './gateways/http/routes/diagnostics.js';
@@ -169,6 +170,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       log: log.child({ role: config.ROLE }),
       metrics,
       maxBodyBytes: config.MAX_BODY_BYTES,
+      commonHeaders: corsHeaders(config.CORS_ORIGIN),
     });
     const port = await server.listen(config.HOST, config.PORT);
     cleanups.push(() => server.close(config.SHUTDOWN_GRACE_MS));

@@ -1,3 +1,4 @@
+import { chatSessionActor } from './chat-session/logic.js';
 import { claimActor } from './claim/claim.js';
 import { counterActor } from './diagnostics/counter.js';
 import { echoActor } from './diagnostics/echo.js';
@@ -14,4 +15,5 @@ export const actors: readonly ActorDefinition[] = [
   claimActor,
   surveyActor,
   responseActor,
+  chatSessionActor,
 ];

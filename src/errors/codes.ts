@@ -22,6 +22,12 @@ export const errorCodes = {
   IDEMPOTENCY_KEY_REUSED: { status: 409, doc: 'The Idempotency-Key was used before for a different request.' },
   IDEMPOTENCY_IN_PROGRESS: { status: 409, doc: 'The first request with this Idempotency-Key has not finished; retry.' },
   VOUCHER_NOT_FOUND: { status: 404, doc: 'No voucher with this id.' },
+  CHAT_SESSION_NOT_FOUND: { status: 404, doc: "No chat session with this id (or it is another user's)." },
+  UCAN_REQUIRED: {
+    status: 401,
+    doc: 'No valid UCAN: the message says which (spec 001 gives the two messages verbatim).',
+  },
+  ORACLE_NOT_CONFIGURED: { status: 503, doc: 'The oracle routes need ORACLE_DID; this deployment has none.' },
   LEDGER_BLOCK_NOT_FOUND: { status: 404, doc: 'No ledger block at this height (yet).' },
   LEDGER_ENTRY_NOT_FOUND: { status: 404, doc: 'No ledger entry with this id.' },
   LEDGER_ENTRY_PENDING: {

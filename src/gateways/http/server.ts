@@ -115,6 +115,8 @@ export class HttpServer {
   private async run(ctx: HttpContext, match: ReturnType<Router['match']>): Promise<Reply> {
     try {
       if (this.draining) throw new AppError('SHUTTING_DOWN', 'this process is shutting down; retry', undefined, true);
+      // A CORS preflight is answered for any path; the CORS headers come with every reply.
+      if (ctx.method === 'OPTIONS' && ctx.headers['access-control-request-method']) return { status: 204 };
       if (match.kind === 'not-found') throw new AppError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
       if (match.kind === 'method-not-allowed') {
         const reply = errorReply(new AppError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`), ctx.log);

@@ -1,0 +1,20 @@
+import type { ChatSession } from '../actors/chat-session/messages.js';
+import type { Sql } from './db.js';
+import { paged } from './paged.js';
+
+/** Reads of chat sessions across actors: one user's, newest first. */
+export class ChatReads {
+  constructor(private readonly sql: Sql) {}
+
+  async sessions(ownerDid: string, limit: number, offset: number): Promise<{ items: ChatSession[]; total: number }> {
+    const { rows, total } = await paged(
+      (l, o) => this.sql<{ state: ChatSession; total: string }[]>`
+        SELECT state, count(*) OVER () AS total FROM actor_snapshots
+        WHERE type = 'chat' AND state ->> 'ownerDid' = ${ownerDid} AND state ->> 'deleted' = 'false'
+        ORDER BY state ->> 'createdAt' DESC, key LIMIT ${l} OFFSET ${o}`,
+      limit,
+      offset,
+    );
+    return { items: rows.map((r) => r.state), total };
+  }
+}
