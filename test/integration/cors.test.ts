@@ -59,3 +59,22 @@ describe('CORS (spec 001 table)', () => {
     expect(other.headers.get('access-control-allow-credentials')).toBeNull();
   });
 });
+
+describe('landing (spec 001)', () => {
+  it('answers GET / publicly with status, message and timestamp, ignoring a bad auth header', async () => {
+    const env = await isolated();
+    const h = await startHearth(env.config({ ROLE: 'gateway', ACTOR_PARTITIONS: '2' }), env.log);
+    try {
+      const r = await fetch(`http://127.0.0.1:${h.port}/`, {
+        headers: { authorization: 'Bearer nonsense', 'x-auth-type': 'ucan' },
+      });
+      expect(r.status).toBe(200);
+      const body = (await r.json()) as Record<string, unknown>;
+      expect(Object.keys(body).sort()).toEqual(['message', 'status', 'timestamp']);
+      expect(body.status).toBe('ok');
+    } finally {
+      await h.close();
+      await env.cleanup();
+    }
+  });
+});
