@@ -13,7 +13,7 @@ import { ApiKeyStore, hashSecret } from './gateways/auth/api-key-store.js';
 import { docsRoutes } from './gateways/docs/routes.js';
 import { HttpServer } from './gateways/http/server.js';
 import { corsHeaders } from './gateways/http/cors.js';
-import { landingRoute } from './gateways/oracle/landing.js';
+import { oracleRoutes } from './gateways/oracle/index.js';
 import { productRoutes } from './gateways/routes/index.js';
 import { Router } from './gateways/http/router.js';
 import { diagnosticsRoutes } from './gateways/http/routes/diagnostics.js';
@@ -164,7 +164,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       };
       for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock, log, ussd })) router.add(r);
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
-      router.add(landingRoute(config.ORACLE_NAME));
+      for (const r of oracleRoutes({ config, sql, redis, client })) router.add(r);
       for (const r of docsRoutes(router, version)) router.add(r);
     }
     const server = new HttpServer({

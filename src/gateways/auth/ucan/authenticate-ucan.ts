@@ -1,0 +1,115 @@
+/**
+ * Which credential decides, and which of the spec's two 401 messages answers a failure:
+ *
+ * - `Authorization: Bearer <x>` counts only with `X-Auth-Type: ucan` (exact value); then the
+ *   invocation decides alone, a bad one is "Invalid UCAN invocation" even if a delegation came too.
+ * - Otherwise `x-ucan-delegation` is the credential, and a bad one answers "Missing UCAN
+ *   authentication…" (as the reference runtime does).
+ * - A bearer value shaped like a JWT is a `ucans` JWT UCAN; anything else is a base64 CAR.
+ *
+ * Only `seenNonce` can make these functions throw (Redis unavailable is a server error, not a 401).
+ */
+import { createVerifierResolver } from './did-resolver.js';
+import { verifyDelegation, type DelegationContext } from './delegation.js';
+import {
+  describeFailure,
+  failure,
+  INVALID_INVOCATION_MESSAGE,
+  MISSING_UCAN_MESSAGE,
+  type UcanFailure,
+} from './errors.js';
+import { authenticateInvocation, type AcceptedToken, type InvocationContext } from './invocation.js';
+import { authenticateJwtUcan } from './jwt-ucan.js';
+import { checkTokenText, looksLikeJwt } from './token-text.js';
+import type { UcanAuthenticator, UcanAuthOptions, UcanAuthResult } from './types.js';
+
+function rejected(message: string, { reason }: UcanFailure): UcanAuthResult {
+  return { ok: false, status: 401, message, reason };
+}
+
+/** The bearer value when, and only when, the request selected UCAN auth. */
+function selectedBearer(headers: Record<string, string | undefined>): string | undefined {
+  if (headers['x-auth-type'] !== 'ucan') return undefined;
+  const m = /^Bearer[ \t]+(.*)$/is.exec(headers.authorization ?? '');
+  const token = m?.[1]?.trim();
+  return token ? token : undefined;
+}
+
+/** Socket clients put the bare token in `auth.invocation`; tolerate a copied "Bearer " prefix. */
+function handshakeValue(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  return value.replace(/^Bearer[ \t]+/i, '').trim();
+}
+
+function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+export function createUcanAuthenticator(opts: UcanAuthOptions): UcanAuthenticator {
+  const now = opts.now ?? Date.now;
+  const resolveVerifier = createVerifierResolver(opts.resolveDid);
+
+  const invocationContext = (): InvocationContext => ({
+    nowSeconds: Math.floor(now() / 1000),
+    resolveVerifier,
+    oracleDid: opts.oracleDid,
+    maxTtlSeconds: opts.maxInvocationTtlSeconds,
+    seenNonce: opts.seenNonce,
+  });
+  const delegationContext = (): DelegationContext => ({
+    nowSeconds: Math.floor(now() / 1000),
+    resolveVerifier,
+    oracleDid: opts.oracleDid,
+  });
+
+  async function byInvocation(value: unknown): Promise<UcanAuthResult> {
+    const checked = checkTokenText(value);
+    if (!checked.ok) return rejected(INVALID_INVOCATION_MESSAGE, checked);
+    const jwt = looksLikeJwt(checked.text);
+    const accepted: AcceptedToken | UcanFailure = jwt
+      ? await authenticateJwtUcan(checked.text, invocationContext())
+      : await authenticateInvocation(checked.text, invocationContext());
+    if (!accepted.ok) return rejected(INVALID_INVOCATION_MESSAGE, accepted);
+    return { ok: true, did: accepted.did, via: jwt ? 'jwt' : 'invocation', expiration: accepted.expiration };
+  }
+
+  async function byDelegation(value: unknown): Promise<UcanAuthResult> {
+    const checked = checkTokenText(value);
+    if (!checked.ok) return rejected(MISSING_UCAN_MESSAGE, checked);
+    const accepted = await verifyDelegation(checked.text, delegationContext());
+    if (!accepted.ok) return rejected(MISSING_UCAN_MESSAGE, accepted);
+    return {
+      ok: true,
+      did: accepted.did,
+      via: 'delegation',
+      ...(accepted.expiration !== undefined && { expiration: accepted.expiration }),
+    };
+  }
+
+  return {
+    async authenticate(headers) {
+      const bearer = selectedBearer(headers);
+      if (bearer !== undefined) return byInvocation(bearer);
+      const delegation = headers['x-ucan-delegation'];
+      if (!isAbsent(delegation)) return byDelegation(delegation);
+      return rejected(MISSING_UCAN_MESSAGE, failure('missing'));
+    },
+
+    async authenticateHandshake(auth) {
+      const invocation = handshakeValue(auth.invocation);
+      if (!isAbsent(invocation)) return byInvocation(invocation);
+      const delegation = handshakeValue(auth.ucanDelegation);
+      if (!isAbsent(delegation)) return byDelegation(delegation);
+      return rejected(MISSING_UCAN_MESSAGE, failure('missing'));
+    },
+
+    async checkDelegationForStore(rawBase64Car, callerDid) {
+      const checked = checkTokenText(rawBase64Car);
+      if (!checked.ok) return { ok: false, message: describeFailure(checked.reason) };
+      const accepted = await verifyDelegation(checked.text, delegationContext());
+      if (!accepted.ok) return { ok: false, message: describeFailure(accepted.reason) };
+      if (accepted.did !== callerDid) return { ok: false, message: describeFailure('wrong-issuer') };
+      return { ok: true, ...(accepted.expiration !== undefined && { expiration: accepted.expiration }) };
+    },
+  };
+}

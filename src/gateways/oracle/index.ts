@@ -1,0 +1,33 @@
+import type { Redis } from 'ioredis';
+import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { Config } from '../../config.js';
+import type { Sql } from '../../store/db.js';
+import { ChatReads } from '../../store/chat-reads.js';
+import { createUcanAuthenticator, redisNonceGuard } from '../auth/ucan/index.js';
+import type { RouteSpec } from '../http/router.js';
+import { landingRoute } from './landing.js';
+import { sessionRoutes } from './session-routes.js';
+
+/** The longest an invocation may live ahead of now (wire reference: 900 s). */
+const MAX_INVOCATION_TTL_SECONDS = 900;
+
+/** Spec 001's routes: the public landing, and the UCAN-protected sessions. */
+export function oracleRoutes(d: { config: Config; sql: Sql; redis: Redis; client: ActorClient }): RouteSpec[] {
+  const { config } = d;
+  const auth = config.ORACLE_DID
+    ? createUcanAuthenticator({
+        oracleDid: config.ORACLE_DID,
+        maxInvocationTtlSeconds: MAX_INVOCATION_TTL_SECONDS,
+        seenNonce: redisNonceGuard(d.redis, config.REDIS_PREFIX),
+      })
+    : undefined;
+  const oracle = {
+    did: config.ORACLE_DID ?? '',
+    name: config.ORACLE_NAME,
+    ...(config.ORACLE_ENTITY_DID ? { entityDid: config.ORACLE_ENTITY_DID } : {}),
+  };
+  return [
+    landingRoute(config.ORACLE_NAME),
+    ...sessionRoutes(auth, { client: d.client, reads: new ChatReads(d.sql), oracle }),
+  ];
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { sessionView, type ChatSession } from '../../actors/chat-session/messages.js';
+import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ChatReads } from '../../store/chat-reads.js';
+import { parseWith, queryObject } from '../http/context.js';
+import { json } from '../http/reply.js';
+import type { RouteSpec } from '../http/router.js';
+import { ucanGuarded, type UcanAuthenticator } from './oracle-auth.js';
+
+/** `limit` (default 20, at most 100) and `offset` (default 0), as the wire reference and spec say. */
+const sessionQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  })
+  .strict();
+
+const sessionParams = z.object({ sessionId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'is not a session id') });
+
+export interface OracleIdentity {
+  did: string;
+  name: string;
+  entityDid?: string;
+}
+
+/** Spec 001 sessions: create, list (the caller's own, newest first), delete. */
+export function sessionRoutes(
+  auth: UcanAuthenticator | undefined,
+  d: { client: ActorClient; reads: ChatReads; oracle: OracleIdentity },
+): RouteSpec[] {
+  return [
+    {
+      method: 'POST',
+      path: '/sessions',
+      doc: { summary: 'Create a chat session (UCAN)', tag: 'oracle', responses: { 201: 'The session record' } },
+      handler: ucanGuarded(auth, async (_ctx, who) => {
+        const session = await d.client.ask<ChatSession>('chat', randomUUID(), {
+          kind: 'create',
+          ownerDid: who.did,
+          oracleName: d.oracle.name,
+          oracleDid: d.oracle.did,
+          ...(d.oracle.entityDid ? { oracleEntityDid: d.oracle.entityDid } : {}),
+        });
+        return json(201, sessionView(session));
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/sessions',
+      doc: {
+        summary: "The caller's chat sessions, newest first (UCAN)",
+        tag: 'oracle',
+        query: sessionQuery,
+        responses: { 200: '{sessions, total}' },
+      },
+      handler: ucanGuarded(auth, async (ctx, who) => {
+        const q = parseWith(sessionQuery, queryObject(ctx.query), 'query');
+        const { items, total } = await d.reads.sessions(who.did, q.limit, q.offset);
+        return json(200, { sessions: items.map(sessionView), total });
+      }),
+    },
+    {
+      method: 'DELETE',
+      path: '/sessions/:sessionId',
+      doc: { summary: 'Delete a chat session (UCAN; its owner only)', tag: 'oracle', responses: { 200: '{message}' } },
+      handler: ucanGuarded(auth, async (ctx, who) => {
+        const { sessionId } = parseWith(sessionParams, ctx.params, 'path');
+        return json(200, await d.client.ask('chat', sessionId, { kind: 'delete', ownerDid: who.did }));
+      }),
+    },
+  ];
+}
