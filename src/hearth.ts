@@ -164,7 +164,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       };
       for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock, log, ussd })) router.add(r);
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
-      for (const r of oracleRoutes({ config, sql, redis, client })) router.add(r);
+      for (const r of oracleRoutes({ config, sql, redis, client, clock })) router.add(r);
       for (const r of docsRoutes(router, version)) router.add(r);
     }
     const server = new HttpServer({

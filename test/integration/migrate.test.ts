@@ -32,6 +32,7 @@ describe('migrations', () => {
       'ledger_blocks',
       'ledger_entries',
       'ledger_head',
+      'oracle_delegations',
       'outbox',
       'partition_fences',
       'products',

@@ -1,4 +1,4 @@
-import { invoke, type API } from '@ucanto/core';
+import { delegate, invoke, type API } from '@ucanto/core';
 import { ed25519 } from '@ucanto/principal';
 
 /** Mints what an ixo oracle client sends: ucanto invocations archived as CAR, base64-encoded. */
@@ -17,6 +17,18 @@ export async function ucanUser(oracleDid: string) {
         expiration: Math.floor(Date.now() / 1000) + ttl,
         nonce: `n${++n}-${Math.random().toString(36).slice(2)}`,
       }).delegate();
+      const archived = await token.archive();
+      if (!archived.ok) throw archived.error;
+      return Buffer.from(archived.ok).toString('base64');
+    },
+    /** A delegation to the oracle (or to `audienceDid`), archived and base64-encoded. */
+    async delegation(ttl = 3600, audienceDid = oracleDid): Promise<string> {
+      const token = await delegate({
+        issuer: user,
+        audience: { did: () => audienceDid as `did:${string}:${string}` },
+        capabilities: [{ can: '*', with: 'ixo:oracle' }],
+        expiration: Math.floor(Date.now() / 1000) + ttl,
+      });
       const archived = await token.archive();
       if (!archived.ok) throw archived.error;
       return Buffer.from(archived.ok).toString('base64');

@@ -7,12 +7,20 @@ import { createUcanAuthenticator, redisNonceGuard } from '../auth/ucan/index.js'
 import type { RouteSpec } from '../http/router.js';
 import { landingRoute } from './landing.js';
 import { sessionRoutes } from './session-routes.js';
+import { delegationRoutes } from './delegation-routes.js';
+import { DelegationStore } from './delegation-store.js';
 
 /** The longest an invocation may live ahead of now (wire reference: 900 s). */
 const MAX_INVOCATION_TTL_SECONDS = 900;
 
 /** Spec 001's routes: the public landing, and the UCAN-protected sessions. */
-export function oracleRoutes(d: { config: Config; sql: Sql; redis: Redis; client: ActorClient }): RouteSpec[] {
+export function oracleRoutes(d: {
+  config: Config;
+  sql: Sql;
+  redis: Redis;
+  client: ActorClient;
+  clock: () => Date;
+}): RouteSpec[] {
   const { config } = d;
   const auth = config.ORACLE_DID
     ? createUcanAuthenticator({
@@ -26,8 +34,10 @@ export function oracleRoutes(d: { config: Config; sql: Sql; redis: Redis; client
     name: config.ORACLE_NAME,
     ...(config.ORACLE_ENTITY_DID ? { entityDid: config.ORACLE_ENTITY_DID } : {}),
   };
+  const store = new DelegationStore(d.sql, config.PIN_ENCRYPTION_KEY);
   return [
     landingRoute(config.ORACLE_NAME),
     ...sessionRoutes(auth, { client: d.client, reads: new ChatReads(d.sql), oracle }),
+    ...delegationRoutes(auth, { store, oracleDid: oracle.did, clock: d.clock }),
   ];
 }

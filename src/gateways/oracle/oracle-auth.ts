@@ -2,13 +2,7 @@ import { AppError } from '../../errors/index.js';
 import type { HttpContext } from '../http/context.js';
 import type { Handler } from '../http/router.js';
 import type { Reply } from '../http/reply.js';
-
-/** What the oracle routes need from the UCAN authenticator (src/gateways/auth/ucan). */
-export interface UcanAuthenticator {
-  authenticate(
-    headers: Record<string, string | undefined>,
-  ): Promise<{ ok: true; did: string } | { ok: false; message: string; reason: string }>;
-}
+import type { UcanAuthenticator } from '../auth/ucan/index.js';
 
 /** The caller of an oracle route: the DID its UCAN proves, nothing else. */
 export interface OracleCaller {

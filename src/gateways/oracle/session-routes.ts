@@ -6,7 +6,8 @@ import type { ChatReads } from '../../store/chat-reads.js';
 import { parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
-import { ucanGuarded, type UcanAuthenticator } from './oracle-auth.js';
+import type { UcanAuthenticator } from '../auth/ucan/index.js';
+import { ucanGuarded } from './oracle-auth.js';
 
 /** `limit` (default 20, at most 100) and `offset` (default 0), as the wire reference and spec say. */
 const sessionQuery = z

@@ -1,0 +1,28 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+/**
+ * AES-256-GCM under a key derived from a deployment secret and a purpose label, so one secret
+ * (PIN_ENCRYPTION_KEY) yields a separate key per use (USSD text in Redis, stored delegations).
+ * Output: base64url of nonce ‖ tag ‖ ciphertext.
+ */
+const keyOf = (secret: string, purpose: string): Buffer =>
+  createHash('sha256').update(`hearth:${purpose}:${secret}`).digest();
+
+export function seal(secret: string, purpose: string, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', keyOf(secret, purpose), iv);
+  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+/** The text, or undefined when the seal is broken (another key or purpose, a tampered value). */
+export function unseal(secret: string, purpose: string, sealed: string): string | undefined {
+  try {
+    const raw = Buffer.from(sealed, 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', keyOf(secret, purpose), raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}

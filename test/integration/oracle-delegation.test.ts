@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHearth, type Hearth } from '../../src/hearth.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
+
+describe('oracle delegation store (spec 001)', () => {
+  let env: Isolated;
+  let hearth: Hearth;
+  let oracleDid = '';
+  let alice: Awaited<ReturnType<typeof ucanUser>>;
+  let bob: Awaited<ReturnType<typeof ucanUser>>;
+
+  beforeAll(async () => {
+    env = await isolated();
+    oracleDid = await oracleIdentity();
+    hearth = await startHearth(env.config({ ACTOR_PARTITIONS: '2', ORACLE_DID: oracleDid }), env.log);
+    alice = await ucanUser(oracleDid);
+    bob = await ucanUser(oracleDid);
+  });
+
+  afterAll(async () => {
+    await hearth.close();
+    await env.cleanup();
+  });
+
+  const call = async (method: string, body?: unknown, as = alice, headers: Record<string, string> = {}) => {
+    const res = await fetch(`http://127.0.0.1:${hearth.port}/delegation`, {
+      method,
+      headers: { ...(await as.headers()), 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+
+  it('stores a valid delegation sealed, reports it, and revokes it', async () => {
+    expect(await call('GET')).toEqual({ status: 200, body: { authorized: false } });
+    const raw = await alice.delegation(3600);
+    const stored = await call('POST', { raw, issuer: alice.did, audience: oracleDid });
+    expect(stored.status).toBe(200);
+    expect(stored.body.ok).toBe(true);
+    expect(stored.body.expiration).toBeGreaterThan(Date.now() / 1000);
+    const [row] = await env.sql<{ sealed: string }[]>`SELECT sealed FROM oracle_delegations WHERE did = ${alice.did}`;
+    expect(row?.sealed).toBeDefined();
+    expect(row?.sealed).not.toContain(raw.slice(0, 40)); // never in clear at rest
+    expect((await call('GET')).body).toEqual({ authorized: true, expiration: stored.body.expiration });
+    expect((await call('GET', undefined, bob)).body).toEqual({ authorized: false });
+    expect(await call('DELETE')).toEqual({ status: 200, body: { ok: true } });
+    expect((await call('GET')).body).toEqual({ authorized: false });
+  });
+
+  it('refuses a delegation from another issuer, to another audience, expired, or malformed (400)', async () => {
+    const fromBob = await call('POST', { raw: await bob.delegation() });
+    expect(fromBob.status).toBe(400);
+    const elsewhere = await call('POST', { raw: await alice.delegation(3600, await oracleIdentity()) });
+    expect(elsewhere.status).toBe(400);
+    const expired = await call('POST', { raw: await alice.delegation(-60) });
+    expect(expired.status).toBe(400);
+    expect((await call('POST', { raw: 'not a car' })).status).toBe(400);
+    expect((await call('POST', { raw: await alice.delegation(), extra: 1 })).status).toBe(400);
+    expect((await call('POST', { raw: await alice.delegation(), issuer: bob.did })).status).toBe(400);
+    expect((await call('GET')).body).toEqual({ authorized: false });
+  });
+
+  it('accepts a delegation alone as the credential (x-ucan-delegation), naming its issuer', async () => {
+    const res = await fetch(`http://127.0.0.1:${hearth.port}/sessions`, {
+      method: 'POST',
+      headers: { 'x-ucan-delegation': await alice.delegation() },
+    });
+    expect(res.status).toBe(201);
+    const list = await fetch(`http://127.0.0.1:${hearth.port}/sessions`, { headers: await alice.headers() });
+    expect(((await list.json()) as { total: number }).total).toBe(1);
+  });
+});
