@@ -123,6 +123,11 @@ export const configSchema = z
       .string()
       .regex(/^did:(key|ixo):[A-Za-z0-9._:-]+$/, 'must be a did:key or did:ixo DID')
       .optional(),
+    /** Where did:ixo DID documents are read, `{did}` standing for the DID. Default: the ixo REST API of NETWORK_API_URL. */
+    DID_IXO_RESOLVER_URL: z
+      .string()
+      .refine((v) => /^https?:\/\/.+\{did\}/.test(v), 'must be an http(s) URL containing {did}')
+      .optional(),
     /** The oracle's name in session records. Default `hearth`. */
     ORACLE_NAME: z.string().min(1).max(200).default('hearth'),
     /** The oracle's entity DID, shown in session records when set. */

@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import type { Sql } from '../../store/db.js';
 import { ChatReads } from '../../store/chat-reads.js';
 import { createUcanAuthenticator, redisNonceGuard } from '../auth/ucan/index.js';
+import { ixoDidResolver } from '../auth/ucan/ixo-resolver.js';
 import type { RouteSpec } from '../http/router.js';
 import { landingRoute } from './landing.js';
 import { sessionRoutes } from './session-routes.js';
@@ -27,6 +28,9 @@ export function oracleRoutes(d: {
         oracleDid: config.ORACLE_DID,
         maxInvocationTtlSeconds: MAX_INVOCATION_TTL_SECONDS,
         seenNonce: redisNonceGuard(d.redis, config.REDIS_PREFIX),
+        resolveDid: ixoDidResolver(
+          config.DID_IXO_RESOLVER_URL ?? `${config.NETWORK_API_URL.replace(/\/?$/, '/')}ixo/iid/v1beta1/{did}`,
+        ),
       })
     : undefined;
   const oracle = {

@@ -1,0 +1,41 @@
+/**
+ * did:ixo → its Ed25519 key, read from the ledger network's DID documents (the ixo chain's REST
+ * API serves them at `/ixo/iid/v1beta1/{did}`). The answer is kept 5 minutes; a failure is not
+ * kept, so a DID registered a moment ago resolves on the next request.
+ */
+const TTL_MS = 5 * 60 * 1000;
+const TIMEOUT_MS = 3_000;
+
+interface VerificationMethod {
+  publicKeyMultibase?: string;
+  publicKeyBase58?: string;
+}
+
+function keysOf(doc: unknown): VerificationMethod[] {
+  const d = doc as Record<string, unknown> | null;
+  const inner = (d?.iidDocument ?? d?.didDocument ?? d);
+  return Array.isArray(inner?.verificationMethod) ? (inner.verificationMethod as VerificationMethod[]) : [];
+}
+
+/** A resolver for `createUcanAuthenticator`'s `resolveDid`; `template` has `{did}` where the DID goes. */
+export function ixoDidResolver(template: string, fetcher: typeof fetch = fetch) {
+  const cache = new Map<string, { key: string; at: number }>();
+  return async (did: string): Promise<string | undefined> => {
+    if (!did.startsWith('did:ixo:')) return undefined;
+    const hit = cache.get(did);
+    if (hit && Date.now() - hit.at < TTL_MS) return hit.key;
+    const res = await fetcher(template.replace('{did}', encodeURIComponent(did)), {
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      headers: { accept: 'application/json' },
+    });
+    if (!res.ok) return undefined;
+    const method = keysOf(await res.json()).find((m) => m.publicKeyMultibase ?? m.publicKeyBase58);
+    // A bare base58 key is given the multibase prefix the verifier expects.
+    const key = method?.publicKeyMultibase ?? (method?.publicKeyBase58 ? `z${method.publicKeyBase58}` : undefined);
+    if (key) {
+      if (cache.size > 10_000) cache.clear();
+      cache.set(did, { key, at: Date.now() });
+    }
+    return key;
+  };
+}
