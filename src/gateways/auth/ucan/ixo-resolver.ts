@@ -11,9 +11,15 @@ interface VerificationMethod {
   publicKeyBase58?: string;
 }
 
-function keysOf(doc: unknown): VerificationMethod[] {
-  const d = doc as Record<string, unknown> | null;
-  const inner = (d?.iidDocument ?? d?.didDocument ?? d);
+interface DidDocument {
+  verificationMethod?: unknown;
+  iidDocument?: DidDocument;
+  didDocument?: DidDocument;
+}
+
+function keysOf(doc: DidDocument | null): VerificationMethod[] {
+  // The ixo REST API wraps the document in `iidDocument`; a plain resolver answers it bare.
+  const inner = doc?.iidDocument ?? doc?.didDocument ?? doc;
   return Array.isArray(inner?.verificationMethod) ? (inner.verificationMethod as VerificationMethod[]) : [];
 }
 
@@ -29,7 +35,9 @@ export function ixoDidResolver(template: string, fetcher: typeof fetch = fetch) 
       headers: { accept: 'application/json' },
     });
     if (!res.ok) return undefined;
-    const method = keysOf(await res.json()).find((m) => m.publicKeyMultibase ?? m.publicKeyBase58);
+    const method = keysOf((await res.json()) as DidDocument | null).find(
+      (m) => m.publicKeyMultibase ?? m.publicKeyBase58,
+    );
     // A bare base58 key is given the multibase prefix the verifier expects.
     const key = method?.publicKeyMultibase ?? (method?.publicKeyBase58 ? `z${method.publicKeyBase58}` : undefined);
     if (key) {
