@@ -14,6 +14,7 @@ import { docsRoutes } from './gateways/docs/routes.js';
 import { HttpServer } from './gateways/http/server.js';
 import { corsHeaders } from './gateways/http/cors.js';
 import { oracleRoutes } from './gateways/oracle/index.js';
+import { ChatEventHub } from './oracle/chat-events.js';
 import { productRoutes } from './gateways/routes/index.js';
 import { Router } from './gateways/http/router.js';
 import { diagnosticsRoutes } from './gateways/http/routes/diagnostics.js';
@@ -164,7 +165,13 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       };
       for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock, log, ussd })) router.add(r);
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
-      for (const r of oracleRoutes({ config, sql, redis, client, clock })) router.add(r);
+      const eventsReader = await connectRedis(
+        createRedis(config.REDIS_URL, 'chat-events', { blocking: true }),
+        config.REDIS_URL,
+      );
+      const hub = new ChatEventHub(eventsReader, keys, log.child({ role: 'gateway' }));
+      cleanups.push(() => hub.close());
+      for (const r of oracleRoutes({ config, sql, redis, keys, client, clock, log, hub })) router.add(r);
       for (const r of docsRoutes(router, version)) router.add(r);
     }
     const server = new HttpServer({

@@ -32,6 +32,20 @@ export function decideChat(state: ChatSession | undefined, msg: ChatMessage, ctx
     case 'get':
       if (!state || state.deleted || state.ownerDid !== msg.ownerDid) return { state, rejection: notFound(ctx.key) };
       return { state, reply: state };
+    case 'append': {
+      if (!state || state.deleted || state.ownerDid !== msg.ownerDid) return { state, rejection: notFound(ctx.key) };
+      const at = ctx.now.toISOString();
+      let seq = state.messageCount ?? 0;
+      const records = msg.messages.map((m) => ({
+        kind: 'message',
+        id: m.id,
+        body: { ...m, createdAt: at, seq: seq++ },
+      }));
+      const firstHuman = msg.messages.find((m) => m.type === 'human');
+      const title = state.title ?? (firstHuman ? firstHuman.content.slice(0, 60) : undefined);
+      const next: ChatSession = { ...state, lastUpdatedAt: at, messageCount: seq, ...(title ? { title } : {}) };
+      return { state: next, reply: { appended: msg.messages.length }, records };
+    }
     case 'delete': {
       if (!state || state.deleted || state.ownerDid !== msg.ownerDid) return { state, rejection: notFound(ctx.key) };
       const next = { ...state, deleted: true, lastUpdatedAt: ctx.now.toISOString() };

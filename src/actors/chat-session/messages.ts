@@ -14,6 +14,36 @@ export const chatMessages = z.discriminatedUnion('kind', [
   /** Answers the session for its owner only (another DID gets "not found"). */
   z.object({ kind: z.literal('get'), ownerDid: z.string().min(1).max(512) }).strict(),
   z.object({ kind: z.literal('delete'), ownerDid: z.string().min(1).max(512) }).strict(),
+  /** Adds messages of a turn to the transcript (the owner's only). */
+  z
+    .object({
+      kind: z.literal('append'),
+      ownerDid: z.string().min(1).max(512),
+      messages: z
+        .array(
+          z
+            .object({
+              id: z.string().min(1).max(128),
+              type: z.enum(['human', 'ai']),
+              content: z.string().max(100_000),
+              requestId: z.string().max(128),
+              toolCalls: z
+                .array(
+                  z.object({
+                    name: z.string(),
+                    id: z.string(),
+                    args: z.unknown(),
+                    status: z.string().optional(),
+                    output: z.unknown().optional(),
+                  }),
+                )
+                .optional(),
+            })
+            .strict(),
+        )
+        .max(10),
+    })
+    .strict(),
 ]);
 
 export type ChatMessage = z.infer<typeof chatMessages>;
@@ -29,10 +59,24 @@ export interface ChatSession {
   oracleEntityDid?: string;
   ownerDid: string;
   deleted: boolean;
+  /** Messages in the transcript so far. */
+  messageCount?: number;
+}
+
+/** A transcript entry as `GET /messages/:sessionId` shows it (wire reference). */
+export interface ChatRecord {
+  id: string;
+  type: 'human' | 'ai';
+  content: string;
+  requestId: string;
+  toolCalls?: Array<{ name: string; id: string; args: unknown; status?: string; output?: unknown }>;
+  createdAt: string;
+  /** Order within the session. */
+  seq: number;
 }
 
 /** The record without the fields clients do not see. */
 export function sessionView(s: ChatSession): Record<string, unknown> {
-  const { ownerDid: _owner, deleted: _deleted, ...view } = s;
+  const { ownerDid: _owner, deleted: _deleted, messageCount: _count, ...view } = s;
   return view;
 }

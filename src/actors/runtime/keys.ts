@@ -33,6 +33,10 @@ export interface Keys {
   replies(gatewayId: string): string;
   /** Event stream of one chat session (tokens, tool calls, socket events). */
   chatEvents(sessionId: string): string;
+  /** The request id of a chat session's turn in flight (absent: none). */
+  chatTurn(sessionId: string): string;
+  /** Set when a turn is to stop (abort, from any process). */
+  chatAbort(requestId: string): string;
   /** Marks a supplier message signature as used (replay protection), by its SHA-256. */
   seenSignature(digest: string): string;
   /** Sorted set of live USSD sessions, scored by their last activity (ms). */
@@ -59,6 +63,8 @@ export function createKeys(prefix: string): Keys {
     attempts: (type, partition) => `${prefix}:attempts:${checkType(type)}:p${partition}`,
     replies: (gatewayId) => `${prefix}:reply:${checkId(gatewayId)}`,
     chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
+    chatTurn: (sessionId) => `${prefix}:chat:turn:${checkId(sessionId)}`,
+    chatAbort: (requestId) => `${prefix}:chat:abort:${checkId(requestId)}`,
     seenSignature: (digest) => `${prefix}:sig:${checkId(digest)}`,
     ussdLive: () => `${prefix}:ussd:live`,
     ussdSummaries: () => `${prefix}:ussd:sessions`,

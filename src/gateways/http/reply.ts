@@ -3,6 +3,11 @@ export interface Reply {
   status: number;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /**
+   * A streamed body (server-sent events): called once the status and headers are sent; `write`
+   * returns false once the client is gone; the response ends when the promise settles.
+   */
+  stream?: (write: (chunk: string) => boolean, signal: AbortSignal) => Promise<void>;
 }
 
 const statusText: Record<number, string> = {

@@ -106,6 +106,7 @@ export class HttpServer {
     this.inFlight++;
     void this.run(ctx, match)
       .then((reply) => this.write(res, ctx, reply, aborted.signal, started))
+      .then((reply) => (reply?.stream ? this.stream(res, ctx, reply.stream, aborted.signal) : undefined))
       .finally(() => {
         this.inFlight--;
         if (this.inFlight === 0) this.drained?.();
@@ -128,7 +129,28 @@ export class HttpServer {
     }
   }
 
-  private write(res: HttpResponse, ctx: HttpContext, reply: Reply, aborted: AbortSignal, started: number): void {
+  /** Feeds a streamed body until it settles or the client goes; then ends the response. */
+  private async stream(res: HttpResponse, ctx: HttpContext, body: NonNullable<Reply['stream']>, aborted: AbortSignal) {
+    const write = (chunk: string): boolean => {
+      if (aborted.aborted) return false;
+      res.cork(() => res.write(chunk));
+      return true;
+    };
+    try {
+      await body(write, aborted);
+    } catch (err) {
+      ctx.log.error({ err: err instanceof Error ? err.message : String(err) }, 'stream failed');
+    }
+    if (!aborted.aborted) res.cork(() => res.end());
+  }
+
+  private write(
+    res: HttpResponse,
+    ctx: HttpContext,
+    reply: Reply,
+    aborted: AbortSignal,
+    started: number,
+  ): Reply | undefined {
     const seconds = (performance.now() - started) / 1000;
     this.o.metrics.httpRequests.inc({ method: ctx.method, route: ctx.route, status: String(reply.status) });
     this.o.metrics.httpDuration.observe({ method: ctx.method, route: ctx.route }, seconds);
@@ -136,7 +158,7 @@ export class HttpServer {
       { method: ctx.method, route: ctx.route, status: reply.status, ms: Math.round(seconds * 1000) },
       'request',
     );
-    if (aborted.aborted) return;
+    if (aborted.aborted) return undefined;
     const common = this.o.commonHeaders?.(ctx) ?? {};
     try {
       res.cork(() => {
@@ -144,12 +166,16 @@ export class HttpServer {
         res.writeHeader('X-Request-Id', ctx.reqId);
         for (const [k, v] of Object.entries({ ...common, ...reply.headers })) res.writeHeader(k, v);
         if (this.draining) res.writeHeader('Connection', 'close');
-        res.end(reply.body ?? '', this.draining);
+        // A stream keeps the response open: its body follows (see stream()).
+        if (reply.stream) res.write('');
+        else res.end(reply.body ?? '', this.draining);
       });
+      return reply;
     } catch (err) {
       // A reply that cannot be written (a bad header value) must not take the process down.
       ctx.log.error({ err: err instanceof Error ? err.message : String(err) }, 'reply could not be written');
       if (!aborted.aborted) res.close();
+      return undefined;
     }
   }
 }

@@ -8,6 +8,12 @@ import { ixoDidResolver } from '../auth/ucan/ixo-resolver.js';
 import type { RouteSpec } from '../http/router.js';
 import { landingRoute } from './landing.js';
 import { sessionRoutes } from './session-routes.js';
+import { messageRoutes } from './message-routes.js';
+import type { Keys } from '../../actors/runtime/keys.js';
+import type { Logger } from '../../log.js';
+import type { ChatEventHub } from '../../oracle/chat-events.js';
+import { embeddedAgent } from '../../oracle/embedded-agent.js';
+import { VoucherReads } from '../../store/voucher-reads.js';
 import { delegationRoutes } from './delegation-routes.js';
 import { DelegationStore } from './delegation-store.js';
 
@@ -19,8 +25,11 @@ export function oracleRoutes(d: {
   config: Config;
   sql: Sql;
   redis: Redis;
+  keys: Keys;
   client: ActorClient;
   clock: () => Date;
+  log: Logger;
+  hub: ChatEventHub;
 }): RouteSpec[] {
   const { config } = d;
   const auth = config.ORACLE_DID
@@ -43,5 +52,14 @@ export function oracleRoutes(d: {
     landingRoute(config.ORACLE_NAME),
     ...sessionRoutes(auth, { client: d.client, reads: new ChatReads(d.sql), oracle }),
     ...delegationRoutes(auth, { store, oracleDid: oracle.did, clock: d.clock }),
+    ...messageRoutes(auth, {
+      sql: d.sql,
+      redis: d.redis,
+      keys: d.keys,
+      client: d.client,
+      hub: d.hub,
+      log: d.log.child({ route: 'oracle' }),
+      agent: embeddedAgent({ sql: d.sql, vouchers: new VoucherReads(d.sql), clock: d.clock }),
+    }),
   ];
 }

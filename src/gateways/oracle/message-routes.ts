@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import type { Redis } from 'ioredis';
+import type { ChatSession } from '../../actors/chat-session/messages.js';
+import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { Keys } from '../../actors/runtime/keys.js';
+import { AppError } from '../../errors/index.js';
+import { lastEventId, type ChatEventHub } from '../../oracle/chat-events.js';
+import { runTurn, type TurnDeps } from '../../oracle/turn-runner.js';
+import type { Sql } from '../../store/db.js';
+import { chatTranscript } from '../../store/chat-transcript.js';
+import type { UcanAuthenticator } from '../auth/ucan/index.js';
+import { jsonBody, parseWith } from '../http/context.js';
+import { json } from '../http/reply.js';
+import type { RouteSpec } from '../http/router.js';
+import { abortBody, sendMessageBody } from './message-dto.js';
+import { ucanGuarded } from './oracle-auth.js';
+
+const sessionParams = z.object({ sessionId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'is not a session id') });
+const HEARTBEAT_MS = 15_000;
+/** How long a turn may hold its session (a crashed gateway's mark expires after this). */
+const TURN_MS = 10 * 60 * 1000;
+
+const frame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+export interface MessageDeps extends TurnDeps {
+  sql: Sql;
+  redis: Redis;
+  keys: Keys;
+  client: ActorClient;
+  hub: ChatEventHub;
+}
+
+/** Spec 001 messages: send (JSON or SSE), list, abort — the session's owner only. */
+export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDeps): RouteSpec[] {
+  const owned = (sessionId: string, did: string) =>
+    d.client.ask<ChatSession>('chat', sessionId, { kind: 'get', ownerDid: did });
+  return [
+    {
+      method: 'POST',
+      path: '/messages/abort',
+      doc: {
+        summary: 'Abort the stream in flight of a session (UCAN; its owner only)',
+        tag: 'oracle',
+        body: abortBody,
+        responses: { 200: '{success}' },
+      },
+      handler: ucanGuarded(auth, async (ctx, who) => {
+        const { sessionId } = await jsonBody(ctx, abortBody);
+        await owned(sessionId, who.did);
+        const requestId = await d.redis.get(d.keys.chatTurn(sessionId));
+        if (!requestId) return json(200, { success: false });
+        await d.redis.set(d.keys.chatAbort(requestId), '1', 'EX', 600);
+        return json(200, { success: true });
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/messages/:sessionId',
+      doc: {
+        summary: 'The messages of a session (UCAN; its owner only)',
+        tag: 'oracle',
+        responses: { 200: '{messages}' },
+      },
+      handler: ucanGuarded(auth, async (ctx, who) => {
+        const { sessionId } = parseWith(sessionParams, ctx.params, 'path');
+        await owned(sessionId, who.did);
+        return json(200, { messages: await chatTranscript(d.sql, sessionId) });
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/messages/:sessionId',
+      doc: {
+        summary: 'Send a message: one JSON reply, or an SSE stream with `stream: true` (UCAN; its owner only)',
+        tag: 'oracle',
+        body: sendMessageBody,
+        responses: { 200: '{message: {type, content, id}, sessionId, messages?} or text/event-stream' },
+      },
+      handler: ucanGuarded(auth, async (ctx, who) => {
+        const { sessionId } = parseWith(sessionParams, ctx.params, 'path');
+        const body = await jsonBody(ctx, sendMessageBody);
+        await owned(sessionId, who.did);
+        const requestId = ctx.reqId;
+        const took = await d.redis.set(d.keys.chatTurn(sessionId), requestId, 'PX', TURN_MS, 'NX');
+        if (took !== 'OK')
+          throw new AppError('CHAT_TURN_IN_FLIGHT', 'this session is already answering; abort it or wait');
+        const turn = {
+          sessionId,
+          requestId,
+          did: who.did,
+          message: body.message,
+          timezone: body.timezone ?? ctx.headers['x-timezone'],
+        };
+        if (!body.stream) {
+          const result = await runTurn(d, turn);
+          return json(200, {
+            message: { type: 'ai', content: result.content, id: result.id },
+            sessionId,
+            ...(body.returnAllMessages ? { messages: await chatTranscript(d.sql, sessionId) } : {}),
+          });
+        }
+        const from = await lastEventId(d.redis, d.keys, sessionId);
+        return {
+          status: 200,
+          headers: {
+            'Content-Type': 'text/event-stream',
+            'Cache-Control': 'no-cache, no-transform',
+            Connection: 'keep-alive',
+            'X-Accel-Buffering': 'no',
+            'Access-Control-Expose-Headers': 'X-Request-Id',
+          },
+          stream: (write, signal) =>
+            new Promise<void>((resolve) => {
+              const heartbeat = setInterval(() => write(': heartbeat\n\n'), HEARTBEAT_MS);
+              const finish = () => {
+                clearInterval(heartbeat);
+                stop();
+                resolve();
+              };
+              const stop = d.hub.follow(sessionId, from, (e) => {
+                if (e.requestId !== requestId) return;
+                write(frame(e.event, e.data));
+                if (e.event === 'done') finish();
+              });
+              signal.addEventListener('abort', finish, { once: true });
+              // The turn runs on even if the client leaves: its answer joins the transcript.
+              runTurn(d, turn).catch(() => undefined);
+            }),
+        };
+      }),
+    },
+  ];
+}

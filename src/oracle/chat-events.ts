@@ -1,0 +1,136 @@
+import type { Redis } from 'ioredis';
+import type { Keys } from '../actors/runtime/keys.js';
+import { Backoff, sleep } from '../actors/runtime/backoff.js';
+import type { Logger } from '../log.js';
+
+/** One event of a turn, as it sits in `hearth:events:chat:<sessionId>` (readable with redis-cli). */
+export interface ChatEvent {
+  id: string;
+  requestId: string;
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** Events kept per session stream (a turn writes tens to a few thousand). */
+const MAXLEN = 5_000;
+/** How long one multi-stream read blocks; new followers join at the next read. */
+const BLOCK_MS = 100;
+
+/** Writes turn events to the session's Redis stream. */
+export async function emitChatEvent(
+  redis: Redis,
+  keys: Keys,
+  sessionId: string,
+  requestId: string,
+  event: string,
+  data: Record<string, unknown>,
+): Promise<void> {
+  await redis.xadd(
+    keys.chatEvents(sessionId),
+    'MAXLEN',
+    '~',
+    MAXLEN,
+    '*',
+    'requestId',
+    requestId,
+    'event',
+    event,
+    'data',
+    JSON.stringify(data),
+  );
+}
+
+/** The id after which a follower sees only what comes next. */
+export async function lastEventId(redis: Redis, keys: Keys, sessionId: string): Promise<string> {
+  const [last] = await redis.xrevrange(keys.chatEvents(sessionId), '+', '-', 'COUNT', 1);
+  return last?.[0] ?? '0';
+}
+
+type Listener = (e: ChatEvent) => void;
+
+/**
+ * Every SSE stream of this gateway follows its session's event stream through ONE blocking
+ * connection: each read asks Redis for all followed streams at once and hands the events out.
+ * So any gateway can serve any session's stream, whichever process runs the turn.
+ */
+export class ChatEventHub {
+  private readonly followers = new Map<string, { cursor: string; listeners: Set<Listener> }>();
+  private readonly abort = new AbortController();
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly reader: Redis,
+    private readonly keys: Keys,
+    private readonly log: Logger,
+  ) {}
+
+  /** Calls `listener` with each event of `sessionId` after `from`; returns the unsubscribe. */
+  follow(sessionId: string, from: string, listener: Listener): () => void {
+    const f = this.followers.get(sessionId) ?? { cursor: from, listeners: new Set<Listener>() };
+    f.listeners.add(listener);
+    this.followers.set(sessionId, f);
+    this.loop ??= this.run();
+    return () => {
+      f.listeners.delete(listener);
+      if (f.listeners.size === 0) this.followers.delete(sessionId);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort();
+    this.reader.disconnect();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const backoff = new Backoff();
+    while (!this.abort.signal.aborted) {
+      const ids = [...this.followers.keys()];
+      if (ids.length === 0) {
+        await sleep(BLOCK_MS, this.abort.signal);
+        continue;
+      }
+      try {
+        const res = await this.reader.xread(
+          'COUNT',
+          1000,
+          'BLOCK',
+          BLOCK_MS,
+          'STREAMS',
+          ...ids.map((id) => this.keys.chatEvents(id)),
+          ...ids.map((id) => this.followers.get(id)!.cursor),
+        );
+        for (const [stream, entries] of res ?? []) {
+          const sessionId = ids[ids.findIndex((id) => this.keys.chatEvents(id) === stream)]!;
+          const f = this.followers.get(sessionId);
+          if (!f) continue;
+          for (const [id, fields] of entries) {
+            f.cursor = id;
+            const e = decode(id, fields);
+            if (e) for (const l of f.listeners) l(e);
+          }
+        }
+        backoff.reset();
+      } catch (err) {
+        if (this.abort.signal.aborted) break;
+        this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'chat event read failed');
+        await sleep(backoff.next(), this.abort.signal);
+      }
+    }
+  }
+}
+
+function decode(id: string, fields: string[]): ChatEvent | undefined {
+  const m = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) m.set(fields[i]!, fields[i + 1]!);
+  try {
+    return {
+      id,
+      requestId: m.get('requestId') ?? '',
+      event: m.get('event') ?? '',
+      data: JSON.parse(m.get('data') ?? '{}') as Record<string, unknown>,
+    };
+  } catch {
+    return undefined;
+  }
+}

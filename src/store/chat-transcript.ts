@@ -1,0 +1,17 @@
+import type { ChatRecord } from '../actors/chat-session/messages.js';
+import type { Sql } from './db.js';
+
+/** A session's messages in order, as `GET /messages/:sessionId` shows them (wire reference). */
+export async function chatTranscript(sql: Sql, sessionId: string): Promise<Array<Record<string, unknown>>> {
+  const rows = await sql<{ body: ChatRecord }[]>`
+    SELECT body FROM actor_records WHERE actor_type = 'chat' AND actor_key = ${sessionId} AND kind = 'message'
+    ORDER BY (body ->> 'seq')::int`;
+  return rows.map(({ body: m }) => ({
+    id: m.id,
+    type: m.type,
+    content: m.content,
+    ...(m.toolCalls?.length ? { toolCalls: m.toolCalls } : {}),
+    isComplete: true,
+    isReasoning: false,
+  }));
+}
