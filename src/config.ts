@@ -128,6 +128,12 @@ export const configSchema = z
       .string()
       .refine((v) => /^https?:\/\/.+\{did\}/.test(v), 'must be an http(s) URL containing {did}')
       .optional(),
+    /** An OpenAI-compatible chat completions API for the oracle's agent (unset: the embedded agent). */
+    LLM_BASE_URL: z.url().optional(),
+    /** Its API key (sent as a bearer token; never logged). */
+    LLM_API_KEY: z.string().optional(),
+    /** Its model. Default `gpt-4o-mini`. */
+    LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
     /** The oracle's name in session records. Default `hearth`. */
     ORACLE_NAME: z.string().min(1).max(200).default('hearth'),
     /** The oracle's entity DID, shown in session records when set. */

@@ -1,47 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { fromMicro } from '../actors/voucher/money.js';
-import type { VoucherState } from '../actors/voucher/messages.js';
-import type { Sql } from '../store/db.js';
-import type { VoucherReads } from '../store/voucher-reads.js';
-import { openSurveyFor } from '../ussd/open-survey.js';
 import type { Agent, AgentSink, AgentTurn, ToolCallRecord } from './agent.js';
+import type { OracleTool } from './tools.js';
 
-type Tool = { name: string; run: (did: string) => Promise<unknown>; matches: RegExp };
+/** Which questions call which tool. */
+const triggers: Record<string, RegExp> = {
+  my_vouchers: /voucher|balance|redeem|how much|credit/i,
+  open_surveys: /survey|question/i,
+};
 
 /**
  * The oracle's default agent: no network, no key. It answers questions about the caller's own
  * vouchers, balances and open surveys by calling tools over the stores the actors write, shows
  * each call as a `tool_call`, and streams its answer word by word.
  */
-export function embeddedAgent(d: { sql: Sql; vouchers: VoucherReads; clock: () => Date }): Agent {
-  const tools: Tool[] = [
-    {
-      name: 'my_vouchers',
-      matches: /voucher|balance|redeem|how much|credit/i,
-      run: async (did) => {
-        const today = d.clock().toISOString().slice(0, 10);
-        const { items } = await d.vouchers.list({ recipientDid: did }, today, 20, 0);
-        return items.map((v: VoucherState) => ({
-          id: v.id,
-          status: v.status,
-          value: fromMicro(v.value),
-          remainingBalance: fromMicro(v.remainingBalance),
-        }));
-      },
-    },
-    {
-      name: 'open_surveys',
-      matches: /survey|question/i,
-      run: async (did) => {
-        const s = await openSurveyFor(d.sql, did);
-        return s ? [{ id: s.id, questions: s.questions.length }] : [];
-      },
-    },
-  ];
-
+export function embeddedAgent(tools: readonly OracleTool[]): Agent {
   return {
     async run(turn: AgentTurn, sink: AgentSink) {
-      const chosen = tools.filter((t) => t.matches.test(turn.message));
+      const chosen = tools.filter((t) => triggers[t.name]?.test(turn.message));
       const calls: ToolCallRecord[] = [];
       const results: Record<string, unknown> = {};
       for (const tool of chosen) {

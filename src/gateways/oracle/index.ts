@@ -12,7 +12,8 @@ import { messageRoutes } from './message-routes.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import type { Logger } from '../../log.js';
 import type { ChatEventHub } from '../../oracle/chat-events.js';
-import { embeddedAgent } from '../../oracle/embedded-agent.js';
+import { agentFor } from '../../oracle/agent-for.js';
+import { oracleTools } from '../../oracle/tools.js';
 import { VoucherReads } from '../../store/voucher-reads.js';
 import { delegationRoutes } from './delegation-routes.js';
 import { DelegationStore } from './delegation-store.js';
@@ -59,7 +60,7 @@ export function oracleRoutes(d: {
       client: d.client,
       hub: d.hub,
       log: d.log.child({ route: 'oracle' }),
-      agent: embeddedAgent({ sql: d.sql, vouchers: new VoucherReads(d.sql), clock: d.clock }),
+      agent: agentFor(config, oracleTools({ sql: d.sql, vouchers: new VoucherReads(d.sql), clock: d.clock })),
     }),
   ];
 }

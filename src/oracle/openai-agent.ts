@@ -1,0 +1,129 @@
+import type { Agent, ToolCallRecord } from './agent.js';
+import type { OracleTool } from './tools.js';
+
+interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+}
+
+interface Delta {
+  content?: string | null;
+  tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }>;
+}
+
+/** Tool rounds per turn at most (a model that keeps calling tools is stopped). */
+const MAX_ROUNDS = 4;
+
+const SYSTEM =
+  "You are the hearth oracle for a household clean-energy benefit programme. Answer about the caller's own vouchers, balances and open surveys; call the tools to read them. Be brief.";
+
+/**
+ * An agent over an OpenAI-compatible chat completions API: streamed (`stream: true`), with the
+ * oracle's tools declared as functions. Tool calls the model asks for run here, for the
+ * authenticated caller, and their results go back to the model until it answers.
+ */
+export function openAiAgent(o: {
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  tools: readonly OracleTool[];
+}): Agent {
+  const url = `${o.baseUrl.replace(/\/$/, '')}/chat/completions`;
+  const declared = o.tools.map((t) => ({
+    type: 'function' as const,
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
+  return {
+    async run(turn, sink) {
+      const messages: ChatMessage[] = [
+        { role: 'system', content: turn.timezone ? `${SYSTEM} The user's time zone is ${turn.timezone}.` : SYSTEM },
+        { role: 'user', content: turn.message },
+      ];
+      const calls: ToolCallRecord[] = [];
+      let content = '';
+      for (let round = 0; round < MAX_ROUNDS && !turn.signal.aborted; round++) {
+        const res = await fetch(url, {
+          method: 'POST',
+          signal: turn.signal,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'text/event-stream',
+            ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}),
+          },
+          body: JSON.stringify({ model: o.model, messages, tools: declared, stream: true }),
+        }).catch((err: unknown) => {
+          if (turn.signal.aborted) return undefined;
+          throw err;
+        });
+        if (!res) break;
+        if (!res.ok || !res.body) throw new Error(`the language model answered ${res.status}`);
+        const pending = new Map<number, { id: string; name: string; args: string }>();
+        for await (const delta of deltas(res.body)) {
+          if (delta.content) {
+            content += delta.content;
+            await sink.token(delta.content);
+          }
+          for (const tc of delta.tool_calls ?? []) {
+            const p = pending.get(tc.index) ?? { id: '', name: '', args: '' };
+            p.id ||= tc.id ?? '';
+            p.name += tc.function?.name ?? '';
+            p.args += tc.function?.arguments ?? '';
+            pending.set(tc.index, p);
+          }
+          if (turn.signal.aborted) break;
+        }
+        if (pending.size === 0 || turn.signal.aborted) break;
+        const asked = [...pending.values()];
+        messages.push({
+          role: 'assistant',
+          content: null,
+          tool_calls: asked.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })),
+        });
+        for (const c of asked) {
+          const tool = o.tools.find((t) => t.name === c.name);
+          const args = parseArgs(c.args);
+          await sink.toolCall({ name: c.name, id: c.id, args, status: 'isRunning', eventId: c.id });
+          const output = tool ? await tool.run(turn.did) : { error: `no tool ${c.name}` };
+          calls.push({ name: c.name, id: c.id, args, status: tool ? 'done' : 'error', output });
+          await sink.toolCall({ name: c.name, id: c.id, args, status: tool ? 'done' : 'error', output, eventId: c.id });
+          messages.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify(output) });
+        }
+      }
+      return { content, toolCalls: calls };
+    },
+  };
+}
+
+function parseArgs(text: string): unknown {
+  try {
+    return text ? (JSON.parse(text) as unknown) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The `choices[0].delta` of each `data:` line of an SSE body, until `[DONE]`. */
+async function* deltas(body: ReadableStream<Uint8Array>): AsyncGenerator<Delta> {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl).trim();
+      buffered = buffered.slice(nl + 1);
+      if (!line.startsWith('data:')) continue;
+      const data = line.slice(5).trim();
+      if (data === '[DONE]') return;
+      try {
+        const parsed = JSON.parse(data) as { choices?: Array<{ delta?: Delta }> };
+        const delta = parsed.choices?.[0]?.delta;
+        if (delta) yield delta;
+      } catch {
+        // a line that is not JSON is skipped, as OpenAI-compatible clients do
+      }
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import type { VoucherState } from '../actors/voucher/messages.js';
+import { fromMicro } from '../actors/voucher/money.js';
+import type { Sql } from '../store/db.js';
+import type { VoucherReads } from '../store/voucher-reads.js';
+import { openSurveyFor } from '../ussd/open-survey.js';
+
+/** A tool the agent may call; it acts for the authenticated caller only. */
+export interface OracleTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (none here: the caller is the subject). */
+  parameters: Record<string, unknown>;
+  run(did: string): Promise<unknown>;
+}
+
+/** The oracle's tools over what the voucher and survey actors wrote. */
+export function oracleTools(d: { sql: Sql; vouchers: VoucherReads; clock: () => Date }): OracleTool[] {
+  const none = { type: 'object', properties: {}, additionalProperties: false };
+  return [
+    {
+      name: 'my_vouchers',
+      description: "The caller's vouchers: id, status, value and remaining balance.",
+      parameters: none,
+      run: async (did) => {
+        const today = d.clock().toISOString().slice(0, 10);
+        const { items } = await d.vouchers.list({ recipientDid: did }, today, 20, 0);
+        return items.map((v: VoucherState) => ({
+          id: v.id,
+          status: v.status,
+          value: fromMicro(v.value),
+          remainingBalance: fromMicro(v.remainingBalance),
+        }));
+      },
+    },
+    {
+      name: 'open_surveys',
+      description: 'The survey open for the caller (its id and number of questions), if any.',
+      parameters: none,
+      run: async (did) => {
+        const s = await openSurveyFor(d.sql, did);
+        return s ? [{ id: s.id, questions: s.questions.length }] : [];
+      },
+    },
+  ];
+}

@@ -1,0 +1,118 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHearth, type Hearth } from '../../src/hearth.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
+
+/**
+ * A local server speaking the OpenAI chat-completions streaming protocol: the first call asks
+ * for the my_vouchers tool, the second answers from the tool's result in three chunks.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the test reads arbitrary request JSON
+type Json = Record<string, any>;
+
+function fakeLlm(): Promise<{ server: Server; url: string; requests: Json[] }> {
+  const requests: Json[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const parsed = JSON.parse(body) as { messages: Array<{ role: string; content: string | null }> };
+      requests.push({ ...parsed, authorization: req.headers.authorization });
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const send = (delta: unknown) => res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`);
+      const toolResult = parsed.messages.find((m) => m.role === 'tool');
+      if (!toolResult) {
+        send({
+          role: 'assistant',
+          tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'my_vouchers', arguments: '' } }],
+        });
+        send({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] });
+      } else {
+        const vouchers = JSON.parse(toolResult.content ?? '[]') as unknown[];
+        for (const piece of ['You have ', String(vouchers.length), ' vouchers.']) send({ content: piece });
+      }
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests }),
+    ),
+  );
+}
+
+describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
+  let env: Isolated;
+  let hearth: Hearth;
+  let llm: Awaited<ReturnType<typeof fakeLlm>>;
+  let oracleDid = '';
+
+  beforeAll(async () => {
+    llm = await fakeLlm();
+    env = await isolated();
+    oracleDid = await oracleIdentity();
+    hearth = await startHearth(
+      env.config({
+        ACTOR_PARTITIONS: '2',
+        ORACLE_DID: oracleDid,
+        LLM_BASE_URL: llm.url,
+        LLM_API_KEY: 'sk-test',
+        LLM_MODEL: 'm1',
+      }),
+      env.log,
+    );
+  });
+
+  afterAll(async () => {
+    await hearth.close();
+    await env.cleanup();
+    await new Promise((resolve) => llm.server.close(resolve));
+  });
+
+  it('streams the model, runs the tool it asks for as the caller, and feeds the result back', async () => {
+    const user = await ucanUser(oracleDid);
+    const base = `http://127.0.0.1:${hearth.port}`;
+    const session = (await (
+      await fetch(`${base}/sessions`, { method: 'POST', headers: await user.headers() })
+    ).json()) as {
+      sessionId: string;
+    };
+    const res = await fetch(`${base}/messages/${session.sessionId}`, {
+      method: 'POST',
+      headers: { ...(await user.headers()), 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'How many vouchers do I have?', stream: true, timezone: 'Africa/Lusaka' }),
+    });
+    const text = await res.text();
+    const events = text
+      .split('\n\n')
+      .filter((f) => f.startsWith('event: '))
+      .map((f) => f.split('\n')[0]!.slice(7));
+    expect(events).toEqual([
+      'reasoning',
+      'tool_call',
+      'tool_call',
+      'message',
+      'message',
+      'message',
+      'reasoning',
+      'done',
+    ]);
+    expect(text).toContain('"toolName":"my_vouchers","args":{},"status":"done","eventId":"call_1","output":[]');
+    expect(llm.requests).toHaveLength(2);
+    expect(llm.requests[0]).toMatchObject({ model: 'm1', stream: true, authorization: 'Bearer sk-test' });
+    expect(llm.requests[0]!.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual([
+      'my_vouchers',
+      'open_surveys',
+    ]);
+    expect(llm.requests[0]!.messages[0].content).toContain('Africa/Lusaka');
+    expect(llm.requests[1]!.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_1', content: '[]' });
+    const transcript = (await (
+      await fetch(`${base}/messages/${session.sessionId}`, { headers: await user.headers() })
+    ).json()) as {
+      messages: Array<{ type: string; content: string }>;
+    };
+    expect(transcript.messages.map((m) => m.content)).toEqual(['How many vouchers do I have?', 'You have 0 vouchers.']);
+  });
+});
