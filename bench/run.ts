@@ -14,6 +14,7 @@ import { httpRedemptions } from './suites/http-redemptions.js';
 import { redemptions } from './suites/vouchers.js';
 import { ledgerJournal, type LedgerLevel } from './suites/ledger.js';
 import { ussdHops } from './suites/ussd.js';
+import { sseStreams, type SseResult } from './suites/sse.js';
 
 const levels = [1, 64, 512];
 
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
   let vouchers: { spread: LevelResult; hot: LevelResult };
   let http: { spread: LevelResult; hot: LevelResult };
   let ussd: LevelResult[];
+  let sse: SseResult;
   try {
     asks = await echoAsk(env, client, levels);
     for (const r of asks)
@@ -57,6 +59,11 @@ async function main(): Promise<void> {
     ussd = await ussdHops(env, [50, 500]);
     for (const u of ussd)
       progress(`  ${u.concurrency} sessions: ${fmt.rate(u.perSecond)} hops/s, p99 ${fmt.ms(u.p99Ms)} ms`);
+    progress('oracle: 1,000 SSE streams held at once through a gateway process');
+    sse = await sseStreams(env, 1_000);
+    progress(
+      `  ${sse.opened}/${sse.streams} open, ${sse.kbPerStream.toFixed(1)} KiB per stream, first token p50 ${fmt.ms(sse.ttftP50Ms)} ms`,
+    );
   } finally {
     await session.close();
     await worker.stop();
@@ -68,7 +75,10 @@ async function main(): Promise<void> {
   for (const l of ledger)
     progress(`  batch ${l.batch}: ${fmt.rate(l.perSecond)} entries/s (bare ${fmt.rate(l.barePerSecond)})`);
 
-  writeFileSync('BENCHMARKS.md', render(env.machine, env.seconds, hello, bare, asks, vouchers, http, ledger, ussd));
+  writeFileSync(
+    'BENCHMARKS.md',
+    render(env.machine, env.seconds, hello, bare, asks, vouchers, http, ledger, ussd, sse),
+  );
   progress('wrote BENCHMARKS.md');
 }
 
@@ -82,6 +92,7 @@ function render(
   http: { spread: LevelResult; hot: LevelResult },
   ledger: LedgerLevel[],
   ussd: LevelResult[],
+  sse: SseResult,
 ): string {
   const echo64 = asks.find((a) => a.concurrency === 64);
   const voucherRow = (name: string, r: LevelResult): string =>
@@ -149,6 +160,18 @@ transition, write-behind snapshot), the live-sessions index (Redis). Then it sta
 ${ussd.map((u) => `| ${u.concurrency} | ${fmt.rate(u.perSecond)} | ${fmt.ms(u.p50Ms)} | ${fmt.ms(u.p99Ms)} | ${u.errors} | **${fmt.ratio(u.perSecond, echo64?.perSecond ?? NaN)}** |`).join('\n')}
 
 Aim (issue 5): 8,000 hops/s with p99 under 50 ms on this 2-core machine.
+
+## Oracle: SSE streams held at once
+
+${sse.streams} sessions each open \`POST /messages/:id\` with \`stream: true\` at the same time, through a
+gateway process; the agent is an OpenAI-compatible model served by the bench process that
+answers in 20 tokens 250 ms apart (~5 s a stream). Memory is the gateway's resident set while
+all streams are open, less before, per stream. The baseline is the same model called directly by
+the same number of concurrent clients.
+
+| Streams | open at once | KiB per stream | first token p50 ms | p99 ms | direct p50 ms | direct p99 ms | errors |
+|---|---|---|---|---|---|---|---|
+| ${sse.streams} | ${sse.opened} | ${sse.kbPerStream.toFixed(1)} | ${fmt.ms(sse.ttftP50Ms)} | ${fmt.ms(sse.ttftP99Ms)} | ${fmt.ms(sse.directTtftP50Ms)} | ${fmt.ms(sse.directTtftP99Ms)} | ${sse.errors} |
 
 ## Ledger: journal entries/s
 

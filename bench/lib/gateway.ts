@@ -21,7 +21,7 @@ async function freePort(): Promise<number> {
 export async function startGateway(
   env: BenchEnv,
   extra: Record<string, string> = {},
-): Promise<{ base: string; stop(): Promise<void> }> {
+): Promise<{ base: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
   const gateway = startChild(
     mainScript,
@@ -53,5 +53,5 @@ export async function startGateway(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { base, stop: () => gateway.stop() };
+  return { base, pid: gateway.proc.pid ?? 0, stop: () => gateway.stop() };
 }
