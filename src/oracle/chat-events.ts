@@ -54,6 +54,7 @@ type Listener = (e: ChatEvent) => void;
  * So any gateway can serve any session's stream, whichever process runs the turn.
  */
 export class ChatEventHub {
+  /** By stream key (computed once per session, not on every read). */
   private readonly followers = new Map<string, { cursor: string; listeners: Set<Listener> }>();
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
@@ -66,13 +67,14 @@ export class ChatEventHub {
 
   /** Calls `listener` with each event of `sessionId` after `from`; returns the unsubscribe. */
   follow(sessionId: string, from: string, listener: Listener): () => void {
-    const f = this.followers.get(sessionId) ?? { cursor: from, listeners: new Set<Listener>() };
+    const stream = this.keys.chatEvents(sessionId);
+    const f = this.followers.get(stream) ?? { cursor: from, listeners: new Set<Listener>() };
     f.listeners.add(listener);
-    this.followers.set(sessionId, f);
+    this.followers.set(stream, f);
     this.loop ??= this.run();
     return () => {
       f.listeners.delete(listener);
-      if (f.listeners.size === 0) this.followers.delete(sessionId);
+      if (f.listeners.size === 0) this.followers.delete(stream);
     };
   }
 
@@ -85,8 +87,8 @@ export class ChatEventHub {
   private async run(): Promise<void> {
     const backoff = new Backoff();
     while (!this.abort.signal.aborted) {
-      const ids = [...this.followers.keys()];
-      if (ids.length === 0) {
+      const streams = [...this.followers.keys()];
+      if (streams.length === 0) {
         await sleep(BLOCK_MS, this.abort.signal);
         continue;
       }
@@ -97,12 +99,11 @@ export class ChatEventHub {
           'BLOCK',
           BLOCK_MS,
           'STREAMS',
-          ...ids.map((id) => this.keys.chatEvents(id)),
-          ...ids.map((id) => this.followers.get(id)!.cursor),
+          ...streams,
+          ...streams.map((k) => this.followers.get(k)!.cursor),
         );
         for (const [stream, entries] of res ?? []) {
-          const sessionId = ids[ids.findIndex((id) => this.keys.chatEvents(id) === stream)]!;
-          const f = this.followers.get(sessionId);
+          const f = this.followers.get(stream);
           if (!f) continue;
           for (const [id, fields] of entries) {
             f.cursor = id;
