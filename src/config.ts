@@ -134,6 +134,8 @@ export const configSchema = z
     LLM_API_KEY: z.string().optional(),
     /** Its model. Default `gpt-4o-mini`. */
     LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+    /** Subscriptions for the credits plugin: GET `<url>?did=` → `{status, credits}`. Unset: no credits gate. */
+    ORACLE_CREDITS_URL: z.url().optional(),
     /** The oracle's name in session records. Default `hearth`. */
     ORACLE_NAME: z.string().min(1).max(200).default('hearth'),
     /** The oracle's entity DID, shown in session records when set. */

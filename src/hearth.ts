@@ -15,6 +15,7 @@ import { HttpServer } from './gateways/http/server.js';
 import { corsHeaders } from './gateways/http/cors.js';
 import { oracleRoutes } from './gateways/oracle/index.js';
 import { ChatEventHub } from './oracle/chat-events.js';
+import type { OraclePlugin } from './oracle/plugin.js';
 import { productRoutes } from './gateways/routes/index.js';
 import { Router } from './gateways/http/router.js';
 import { diagnosticsRoutes } from './gateways/http/routes/diagnostics.js';
@@ -44,6 +45,8 @@ export interface StartOptions {
   /** Runs the migrations before starting (default true; `npm run migrate` does it separately too). */
   migrate?: boolean;
   clock?: () => Date;
+  /** Oracle plugins (routes, auth-excluded routes, agent tools, checks before a turn). */
+  plugins?: readonly OraclePlugin[];
 }
 
 /** A process-unique id that is also a valid Redis key part. */
@@ -171,7 +174,8 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       );
       const hub = new ChatEventHub(eventsReader, keys, log.child({ role: 'gateway' }));
       cleanups.push(() => hub.close());
-      for (const r of oracleRoutes({ config, sql, redis, keys, client, clock, log, hub })) router.add(r);
+      for (const r of oracleRoutes({ config, sql, redis, keys, client, clock, log, hub, plugins: opts.plugins }))
+        router.add(r);
       for (const r of docsRoutes(router, version)) router.add(r);
     }
     const server = new HttpServer({

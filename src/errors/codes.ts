@@ -23,6 +23,7 @@ export const errorCodes = {
   IDEMPOTENCY_IN_PROGRESS: { status: 409, doc: 'The first request with this Idempotency-Key has not finished; retry.' },
   VOUCHER_NOT_FOUND: { status: 404, doc: 'No voucher with this id.' },
   CHAT_SESSION_NOT_FOUND: { status: 404, doc: "No chat session with this id (or it is another user's)." },
+  PAYMENT_REQUIRED: { status: 402, doc: 'A credits plugin refused the message (no, inactive or low subscription).' },
   CHAT_TURN_IN_FLIGHT: { status: 409, doc: 'The session is already answering a message; abort it or wait.' },
   UCAN_REQUIRED: {
     status: 401,

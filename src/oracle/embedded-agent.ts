@@ -2,12 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Agent, AgentSink, AgentTurn, ToolCallRecord } from './agent.js';
 import type { OracleTool } from './tools.js';
 
-/** Which questions call which tool. */
-const triggers: Record<string, RegExp> = {
-  my_vouchers: /voucher|balance|redeem|how much|credit/i,
-  open_surveys: /survey|question/i,
-};
-
 /**
  * The oracle's default agent: no network, no key. It answers questions about the caller's own
  * vouchers, balances and open surveys by calling tools over the stores the actors write, shows
@@ -16,7 +10,7 @@ const triggers: Record<string, RegExp> = {
 export function embeddedAgent(tools: readonly OracleTool[]): Agent {
   return {
     async run(turn: AgentTurn, sink: AgentSink) {
-      const chosen = tools.filter((t) => triggers[t.name]?.test(turn.message));
+      const chosen = tools.filter((t) => t.trigger?.test(turn.message));
       const calls: ToolCallRecord[] = [];
       const results: Record<string, unknown> = {};
       for (const tool of chosen) {
@@ -63,6 +57,10 @@ function compose(results: Record<string, unknown>, usedTools: boolean): string {
         ? 'There is no survey open for you right now.'
         : `Survey ${surveys[0]!.id} is open for you, with ${surveys[0]!.questions} questions.`,
     );
+  }
+  // Plugins' tools: their results as they are.
+  for (const [name, output] of Object.entries(results)) {
+    if (name !== 'my_vouchers' && name !== 'open_surveys') parts.push(`${name}: ${JSON.stringify(output)}.`);
   }
   return parts.join(' ');
 }

@@ -10,6 +10,8 @@ export interface OracleTool {
   description: string;
   /** JSON Schema of the arguments (none here: the caller is the subject). */
   parameters: Record<string, unknown>;
+  /** Questions that make the embedded agent call it (a language model decides by itself). */
+  trigger?: RegExp;
   run(did: string): Promise<unknown>;
 }
 
@@ -21,6 +23,7 @@ export function oracleTools(d: { sql: Sql; vouchers: VoucherReads; clock: () => 
       name: 'my_vouchers',
       description: "The caller's vouchers: id, status, value and remaining balance.",
       parameters: none,
+      trigger: /voucher|balance|redeem|how much|credit/i,
       run: async (did) => {
         const today = d.clock().toISOString().slice(0, 10);
         const { items } = await d.vouchers.list({ recipientDid: did }, today, 20, 0);
@@ -36,6 +39,7 @@ export function oracleTools(d: { sql: Sql; vouchers: VoucherReads; clock: () => 
       name: 'open_surveys',
       description: 'The survey open for the caller (its id and number of questions), if any.',
       parameters: none,
+      trigger: /survey|question/i,
       run: async (did) => {
         const s = await openSurveyFor(d.sql, did);
         return s ? [{ id: s.id, questions: s.questions.length }] : [];

@@ -14,6 +14,9 @@ import type { Logger } from '../../log.js';
 import type { ChatEventHub } from '../../oracle/chat-events.js';
 import { agentFor } from '../../oracle/agent-for.js';
 import { oracleTools } from '../../oracle/tools.js';
+import { creditsPlugin, httpSubscriptions } from '../../oracle/credits-plugin.js';
+import type { OraclePlugin } from '../../oracle/plugin.js';
+import { pluginRoutes } from './plugin-routes.js';
 import { VoucherReads } from '../../store/voucher-reads.js';
 import { delegationRoutes } from './delegation-routes.js';
 import { DelegationStore } from './delegation-store.js';
@@ -31,6 +34,7 @@ export function oracleRoutes(d: {
   clock: () => Date;
   log: Logger;
   hub: ChatEventHub;
+  plugins?: readonly OraclePlugin[];
 }): RouteSpec[] {
   const { config } = d;
   const auth = config.ORACLE_DID
@@ -49,6 +53,14 @@ export function oracleRoutes(d: {
     ...(config.ORACLE_ENTITY_DID ? { entityDid: config.ORACLE_ENTITY_DID } : {}),
   };
   const store = new DelegationStore(d.sql, config.PIN_ENCRYPTION_KEY);
+  const plugins = [
+    ...(config.ORACLE_CREDITS_URL ? [creditsPlugin(httpSubscriptions(config.ORACLE_CREDITS_URL))] : []),
+    ...(d.plugins ?? []),
+  ];
+  const tools = [
+    ...oracleTools({ sql: d.sql, vouchers: new VoucherReads(d.sql), clock: d.clock }),
+    ...plugins.flatMap((p) => p.tools ?? []),
+  ];
   return [
     landingRoute(config.ORACLE_NAME),
     ...sessionRoutes(auth, { client: d.client, reads: new ChatReads(d.sql), oracle }),
@@ -60,7 +72,11 @@ export function oracleRoutes(d: {
       client: d.client,
       hub: d.hub,
       log: d.log.child({ route: 'oracle' }),
-      agent: agentFor(config, oracleTools({ sql: d.sql, vouchers: new VoucherReads(d.sql), clock: d.clock })),
+      agent: agentFor(config, tools),
+      beforeMessage: async (who) => {
+        for (const p of plugins) await p.beforeMessage?.(who);
+      },
     }),
+    ...plugins.flatMap((p) => pluginRoutes(p, auth)),
   ];
 }

@@ -23,6 +23,8 @@ const TURN_MS = 10 * 60 * 1000;
 const frame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 export interface MessageDeps extends TurnDeps {
+  /** Plugins' checks before a turn (the credits gate answers 402 there). */
+  beforeMessage?: (who: { did: string }) => Promise<void>;
   sql: Sql;
   redis: Redis;
   keys: Keys;
@@ -80,6 +82,7 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
         const { sessionId } = parseWith(sessionParams, ctx.params, 'path');
         const body = await jsonBody(ctx, sendMessageBody);
         await owned(sessionId, who.did);
+        await d.beforeMessage?.(who);
         const requestId = ctx.reqId;
         const took = await d.redis.set(d.keys.chatTurn(sessionId), requestId, 'PX', TURN_MS, 'NX');
         if (took !== 'OK')
