@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import type { Agent } from '../../src/oracle/agent.js';
 import { runTurn } from '../../src/oracle/turn-runner.js';
-import { ChatEventHub } from '../../src/oracle/chat-events.js';
 import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 
@@ -23,18 +22,14 @@ describe('oracle: aborting a turn from another process', () => {
   let env: Isolated;
   let hearth: Hearth;
   let redis: Redis;
-  let hub: ChatEventHub;
 
   beforeAll(async () => {
     env = await isolated();
     hearth = await startHearth(env.config({ ACTOR_PARTITIONS: '2' }), env.log);
     redis = await connectRedis(createRedis(env.redisUrl, 'test-abort'), env.redisUrl);
-    const reader = await connectRedis(createRedis(env.redisUrl, 'test-abort-events', { blocking: true }), env.redisUrl);
-    hub = new ChatEventHub(reader, env.keys, env.log);
   });
 
   afterAll(async () => {
-    await hub.close();
     redis.disconnect();
     await hearth.close();
     await env.cleanup();
@@ -50,7 +45,7 @@ describe('oracle: aborting a turn from another process', () => {
     });
     await redis.set(env.keys.chatTurn('sess-abort'), 'req-1');
     const turn = runTurn(
-      { client: hearth.client!, redis, keys: env.keys, agent: slowAgent, log: env.log, hub },
+      { client: hearth.client!, redis, keys: env.keys, agent: slowAgent, log: env.log },
       { sessionId: 'sess-abort', requestId: 'req-1', did, message: 'talk' },
     );
     await new Promise((r) => setTimeout(r, 150));
