@@ -13,8 +13,7 @@ import { ApiKeyStore, hashSecret } from './gateways/auth/api-key-store.js';
 import { docsRoutes } from './gateways/docs/routes.js';
 import { HttpServer } from './gateways/http/server.js';
 import { corsHeaders } from './gateways/http/cors.js';
-import { oracleRoutes } from './gateways/oracle/index.js';
-import { ChatEventHub } from './oracle/chat-events.js';
+import { startOracleGateway } from './gateways/oracle/gateway.js';
 import type { OraclePlugin } from './oracle/plugin.js';
 import { productRoutes } from './gateways/routes/index.js';
 import { Router } from './gateways/http/router.js';
@@ -156,6 +155,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       details: { ledger: async () => ({ backend: config.LEDGER_BACKEND, ...(await ledgerReads.status()) }) },
     });
     const router = new Router().add(health).add(metricsRoute({ metrics, redis, keys, types }));
+    let oracle: Awaited<ReturnType<typeof startOracleGateway>> | undefined;
     if (client) {
       const adminHash = config.HEARTH_ADMIN_KEY ? hashSecret(config.HEARTH_ADMIN_KEY) : undefined;
       const keyStore = new ApiKeyStore(sql, adminHash);
@@ -168,14 +168,8 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       };
       for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock, log, ussd })) router.add(r);
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
-      const eventsReader = await connectRedis(
-        createRedis(config.REDIS_URL, 'chat-events', { blocking: true }),
-        config.REDIS_URL,
-      );
-      const hub = new ChatEventHub(eventsReader, keys, log.child({ role: 'gateway' }));
-      cleanups.push(() => hub.close());
-      for (const r of oracleRoutes({ config, sql, redis, keys, client, clock, log, hub, plugins: opts.plugins }))
-        router.add(r);
+      oracle = await startOracleGateway({ config, sql, redis, keys, client, clock, log, plugins: opts.plugins });
+      for (const r of oracle.routes) router.add(r);
       for (const r of docsRoutes(router, version)) router.add(r);
     }
     const server = new HttpServer({
@@ -185,6 +179,12 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       maxBodyBytes: config.MAX_BODY_BYTES,
       commonHeaders: corsHeaders(config.CORS_ORIGIN),
     });
+    // socket.io shares the app and the port; closing stops HTTP first, then the sockets, then the hub.
+    if (oracle) {
+      const sockets = oracle.attach(server.app);
+      cleanups.push(() => oracle?.close());
+      cleanups.push(() => sockets.close());
+    }
     const port = await server.listen(config.HOST, config.PORT);
     cleanups.push(() => server.close(config.SHUTDOWN_GRACE_MS));
     log.info({ port, role: config.ROLE }, 'hearth listening');

@@ -3,7 +3,7 @@ import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Config } from '../../config.js';
 import type { Sql } from '../../store/db.js';
 import { ChatReads } from '../../store/chat-reads.js';
-import { createUcanAuthenticator, redisNonceGuard } from '../auth/ucan/index.js';
+import { createUcanAuthenticator, redisNonceGuard, type UcanAuthenticator } from '../auth/ucan/index.js';
 import { ixoDidResolver } from '../auth/ucan/ixo-resolver.js';
 import type { RouteSpec } from '../http/router.js';
 import { landingRoute } from './landing.js';
@@ -24,7 +24,20 @@ import { DelegationStore } from './delegation-store.js';
 /** The longest an invocation may live ahead of now (wire reference: 900 s). */
 const MAX_INVOCATION_TTL_SECONDS = 900;
 
-/** Spec 001's routes: the public landing, and the UCAN-protected sessions. */
+/** The UCAN check of every protected oracle route and socket (none without ORACLE_DID). */
+export function createOracleAuth(config: Config, redis: Redis): UcanAuthenticator | undefined {
+  if (!config.ORACLE_DID) return undefined;
+  return createUcanAuthenticator({
+    oracleDid: config.ORACLE_DID,
+    maxInvocationTtlSeconds: MAX_INVOCATION_TTL_SECONDS,
+    seenNonce: redisNonceGuard(redis, config.REDIS_PREFIX),
+    resolveDid: ixoDidResolver(
+      config.DID_IXO_RESOLVER_URL ?? `${config.NETWORK_API_URL.replace(/\/?$/, '/')}ixo/iid/v1beta1/{did}`,
+    ),
+  });
+}
+
+/** Spec 001's routes: the landing, sessions, delegation, messages, and plugins' routes. */
 export function oracleRoutes(d: {
   config: Config;
   sql: Sql;
@@ -35,18 +48,10 @@ export function oracleRoutes(d: {
   log: Logger;
   hub: ChatEventHub;
   plugins?: readonly OraclePlugin[];
+  auth: UcanAuthenticator | undefined;
 }): RouteSpec[] {
+  const { auth } = d;
   const { config } = d;
-  const auth = config.ORACLE_DID
-    ? createUcanAuthenticator({
-        oracleDid: config.ORACLE_DID,
-        maxInvocationTtlSeconds: MAX_INVOCATION_TTL_SECONDS,
-        seenNonce: redisNonceGuard(d.redis, config.REDIS_PREFIX),
-        resolveDid: ixoDidResolver(
-          config.DID_IXO_RESOLVER_URL ?? `${config.NETWORK_API_URL.replace(/\/?$/, '/')}ixo/iid/v1beta1/{did}`,
-        ),
-      })
-    : undefined;
   const oracle = {
     did: config.ORACLE_DID ?? '',
     name: config.ORACLE_NAME,

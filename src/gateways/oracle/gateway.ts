@@ -1,0 +1,45 @@
+import type { Redis } from 'ioredis';
+import type { TemplatedApp } from 'uWebSockets.js';
+import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { Keys } from '../../actors/runtime/keys.js';
+import { connectRedis, createRedis } from '../../actors/runtime/redis.js';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../log.js';
+import { ChatEventHub } from '../../oracle/chat-events.js';
+import type { OraclePlugin } from '../../oracle/plugin.js';
+import type { Sql } from '../../store/db.js';
+import type { RouteSpec } from '../http/router.js';
+import { attachSocketGateway } from '../socket/socket-gateway.js';
+import { createOracleAuth, oracleRoutes } from './index.js';
+
+/**
+ * A gateway's oracle: its UCAN check, the event hub (one blocking Redis connection for every SSE
+ * stream and socket room of the process), the HTTP routes, and socket.io on the same app.
+ */
+export async function startOracleGateway(d: {
+  config: Config;
+  sql: Sql;
+  redis: Redis;
+  keys: Keys;
+  client: ActorClient;
+  clock: () => Date;
+  log: Logger;
+  plugins?: readonly OraclePlugin[];
+}): Promise<{
+  routes: RouteSpec[];
+  attach(app: TemplatedApp): { close(): Promise<void> };
+  close(): Promise<void>;
+}> {
+  const reader = await connectRedis(
+    createRedis(d.config.REDIS_URL, 'chat-events', { blocking: true }),
+    d.config.REDIS_URL,
+  );
+  const log = d.log.child({ role: 'gateway' });
+  const hub = new ChatEventHub(reader, d.keys, log);
+  const auth = createOracleAuth(d.config, d.redis);
+  return {
+    routes: oracleRoutes({ ...d, hub, auth }),
+    attach: (app) => attachSocketGateway({ app, auth, client: d.client, hub, redis: d.redis, keys: d.keys, log }),
+    close: () => hub.close(),
+  };
+}

@@ -1,0 +1,120 @@
+import type { TemplatedApp } from 'uWebSockets.js';
+import { Server, type Socket } from 'socket.io';
+import type { Redis } from 'ioredis';
+import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { Keys } from '../../actors/runtime/keys.js';
+import type { Logger } from '../../log.js';
+import { emitChatEvent, lastEventId, type ChatEventHub } from '../../oracle/chat-events.js';
+import type { UcanAuthenticator } from '../auth/ucan/index.js';
+import { actionCallResult, clientEvents, forwarded, serverEvents, toolResult } from './events.js';
+
+export interface SocketDeps {
+  app: TemplatedApp;
+  auth: UcanAuthenticator | undefined;
+  client: ActorClient;
+  hub: ChatEventHub;
+  redis: Redis;
+  keys: Keys;
+  log: Logger;
+}
+
+const now = () => new Date().toISOString();
+
+/**
+ * socket.io on the uWebSockets.js app (namespace `/`, path `/socket.io`). A handshake needs
+ * `query.sessionId` and `auth.invocation` (or `auth.ucanDelegation`), checked exactly as HTTP;
+ * the caller is the token's DID and must own the session; anything else disconnects at once.
+ * Each session is a room fed from the session's Redis event stream, so an event emitted by a
+ * turn on any process reaches sockets on every process.
+ */
+export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promise<void> } {
+  const io = new Server({ path: '/socket.io', serveClient: false, cors: { origin: '*' } });
+  io.attachApp(d.app);
+  const rooms = new Map<string, () => void>();
+
+  io.use((socket, next) => {
+    void (async () => {
+      if (!d.auth) return next(new Error('the oracle is not configured (ORACLE_DID)'));
+      const sessionId = socket.handshake.query.sessionId;
+      if (typeof sessionId !== 'string' || !/^[A-Za-z0-9_.:-]{1,128}$/.test(sessionId)) {
+        return next(new Error('sessionId query parameter is required'));
+      }
+      const auth = (socket.handshake.auth ?? {}) as { invocation?: unknown; ucanDelegation?: unknown };
+      const result = await d.auth.authenticateHandshake(auth);
+      if (!result.ok) return next(new Error(result.message));
+      // The session must be the caller's (another user's is "not found", like over HTTP).
+      await d.client.ask('chat', sessionId, { kind: 'get', ownerDid: result.did });
+      (socket.data as { did: string; sessionId: string }).did = result.did;
+      (socket.data as { did: string; sessionId: string }).sessionId = sessionId;
+      next();
+    })().catch((err: unknown) => next(new Error(err instanceof Error ? err.message : 'handshake failed')));
+  });
+
+  io.on('connection', (socket: Socket) => {
+    const { sessionId } = socket.data as { did: string; sessionId: string };
+    void socket.join(sessionId);
+    void follow(sessionId);
+    socket.emit('connected', { message: 'connected', sessionId, timestamp: now() });
+    socket.on('ping', () => socket.emit('pong', { timestamp: now(), sessionId }));
+    socket.on('status', () =>
+      socket.emit('status', {
+        connected: true,
+        sessionId,
+        activeSessions: rooms.size,
+        totalConnections: io.engine.clientsCount,
+        timestamp: now(),
+      }),
+    );
+    socket.on('subscribe', () => socket.emit('subscribed', { sessionId, timestamp: now() }));
+    socket.on('list-events', () =>
+      socket.emit('available-events', { clientEvents, serverEvents, sessionId, timestamp: now() }),
+    );
+    // Results for a waiting turn go through the session's event stream: whichever process runs it reads them.
+    socket.on('tool_result', (payload: unknown) => relay('tool_result', toolResult.safeParse(payload)));
+    socket.on('action_call_result', (payload: unknown) =>
+      relay('action_call_result', actionCallResult.safeParse(payload)),
+    );
+    socket.on('disconnect', () => {
+      if (io.sockets.adapter.rooms.get(sessionId)?.size) return;
+      rooms.get(sessionId)?.();
+      rooms.delete(sessionId);
+    });
+
+    function relay(event: string, parsed: { success: boolean; data?: { toolCallId: string } }): void {
+      if (!parsed.success || !parsed.data) {
+        socket.emit('error', { message: `malformed ${event}`, sessionId, timestamp: now() });
+        return;
+      }
+      emitChatEvent(
+        d.redis,
+        d.keys,
+        sessionId,
+        parsed.data.toolCallId,
+        event,
+        parsed.data as Record<string, unknown>,
+      ).catch((err: unknown) => d.log.warn({ err: String(err) }, 'tool result not relayed'));
+    }
+  });
+
+  async function follow(sessionId: string): Promise<void> {
+    if (rooms.has(sessionId)) return;
+    rooms.set(sessionId, () => undefined);
+    const from = await lastEventId(d.redis, d.keys, sessionId);
+    const stop = d.hub.follow(sessionId, from, (e) => {
+      if (!forwarded.has(e.event)) return;
+      const name = e.event === 'router.update' ? 'router_update' : e.event;
+      io.to(sessionId).emit(name, { ...e.data, sessionId, requestId: e.requestId });
+    });
+    if (rooms.has(sessionId)) rooms.set(sessionId, stop);
+    else stop();
+  }
+
+  return {
+    io,
+    async close() {
+      for (const stop of rooms.values()) stop();
+      rooms.clear();
+      await new Promise<void>((resolve) => void io.close(() => resolve()));
+    },
+  };
+}

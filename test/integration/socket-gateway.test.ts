@@ -1,0 +1,130 @@
+import { io as connect, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHearth, type Hearth } from '../../src/hearth.js';
+import { emitChatEvent } from '../../src/oracle/chat-events.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
+
+type User = Awaited<ReturnType<typeof ucanUser>>;
+
+describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => {
+  let env: Isolated;
+  let a: Hearth;
+  let b: Hearth;
+  let alice: User;
+  let bob: User;
+  let sessionId = '';
+  const sockets: Socket[] = [];
+
+  beforeAll(async () => {
+    env = await isolated();
+    const oracleDid = await oracleIdentity();
+    a = await startHearth(env.config({ ACTOR_PARTITIONS: '2', ORACLE_DID: oracleDid }), env.log);
+    b = await startHearth(env.config({ ROLE: 'gateway', ACTOR_PARTITIONS: '2', ORACLE_DID: oracleDid }), env.log, {
+      migrate: false,
+    });
+    alice = await ucanUser(oracleDid);
+    bob = await ucanUser(oracleDid);
+    const res = await fetch(`http://127.0.0.1:${a.port}/sessions`, { method: 'POST', headers: await alice.headers() });
+    sessionId = ((await res.json()) as { sessionId: string }).sessionId;
+  });
+
+  afterAll(async () => {
+    for (const s of sockets) s.disconnect();
+    await b.close();
+    await a.close();
+    await env.cleanup();
+  });
+
+  /** Connects as a client of the ixo runtime does: websocket only, sessionId query, auth object. */
+  function open(port: number, auth: Record<string, unknown>, sid = sessionId): Socket {
+    const socket = connect(`http://127.0.0.1:${port}`, {
+      path: '/socket.io',
+      transports: ['websocket'],
+      query: { sessionId: sid },
+      auth,
+      reconnection: false,
+    });
+    sockets.push(socket);
+    return socket;
+  }
+
+  const next = <T>(socket: Socket, event: string) =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${event} within 5 s`)), 5_000);
+      socket.once(event, (payload: T) => {
+        clearTimeout(timer);
+        resolve(payload);
+      });
+    });
+
+  it('connects with an invocation and answers ping, status, subscribe and list-events', async () => {
+    const socket = open(a.port, { invocation: await alice.invocation() });
+    expect(await next<Record<string, unknown>>(socket, 'connected')).toMatchObject({ sessionId });
+    socket.emit('ping');
+    expect(await next(socket, 'pong')).toMatchObject({ sessionId, timestamp: expect.any(String) });
+    socket.emit('status');
+    expect(await next(socket, 'status')).toMatchObject({
+      connected: true,
+      sessionId,
+      totalConnections: expect.any(Number),
+    });
+    socket.emit('subscribe');
+    expect(await next(socket, 'subscribed')).toMatchObject({ sessionId });
+    socket.emit('list-events');
+    const catalog = await next<{ clientEvents: string[]; serverEvents: string[] }>(socket, 'available-events');
+    expect(catalog.clientEvents).toEqual([
+      'ping',
+      'status',
+      'subscribe',
+      'list-events',
+      'tool_result',
+      'action_call_result',
+    ]);
+    expect(catalog.serverEvents).toContain('browser_tool_call');
+  });
+
+  it('accepts a delegation as the fallback credential', async () => {
+    const socket = open(a.port, { ucanDelegation: await alice.delegation() });
+    expect(await next(socket, 'connected')).toMatchObject({ sessionId });
+  });
+
+  it("refuses handshakes with no credential, a bad one, no sessionId, or another user's session", async () => {
+    const none = await next<Error>(open(a.port, {}), 'connect_error');
+    expect(none.message).toMatch(/^Missing UCAN authentication/);
+    const bad = await next<Error>(open(a.port, { invocation: 'garbage' }), 'connect_error');
+    expect(bad.message).toBe('Invalid UCAN invocation');
+    const theft = await next<Error>(open(a.port, { invocation: await bob.invocation() }), 'connect_error');
+    expect(theft.message).toMatch(/no session/);
+    const noSession = await next<Error>(open(a.port, { invocation: await alice.invocation() }, ''), 'connect_error');
+    expect(noSession.message).toMatch(/sessionId/);
+  });
+
+  it("forwards an agent event written by any process to the session's room on another process", async () => {
+    const socket = open(b.port, { invocation: await alice.invocation() });
+    await next(socket, 'connected');
+    await new Promise((r) => setTimeout(r, 300)); // the room's follower joins the hub's next read
+    // As a turn on process A does: the event goes to the session's Redis stream.
+    await emitChatEvent(env.redis, env.keys, sessionId, 'req-9', 'tool_call', {
+      toolName: 'my_vouchers',
+      status: 'isRunning',
+      eventId: 'e1',
+    });
+    await emitChatEvent(env.redis, env.keys, sessionId, 'req-9', 'router.update', { step: 'answer' });
+    expect(await next(socket, 'tool_call')).toMatchObject({ sessionId, requestId: 'req-9', toolName: 'my_vouchers' });
+    expect(await next(socket, 'router_update')).toMatchObject({ sessionId, step: 'answer' });
+  });
+
+  it('relays a tool_result to the session stream and answers a malformed one without a crash', async () => {
+    const socket = open(a.port, { invocation: await alice.invocation() });
+    await next(socket, 'connected');
+    socket.emit('tool_result', { toolCallId: 'tc-1', result: { ok: 1 } });
+    socket.emit('tool_result', { nope: true });
+    expect(await next(socket, 'error')).toMatchObject({ message: 'malformed tool_result' });
+    await new Promise((r) => setTimeout(r, 200));
+    const entries = await env.redis.xrange(env.keys.chatEvents(sessionId), '-', '+');
+    expect(entries.some(([, f]) => f.includes('tool_result') && f.includes('tc-1'))).toBe(true);
+    socket.emit('ping');
+    expect(await next(socket, 'pong')).toMatchObject({ sessionId }); // still up
+  });
+});
