@@ -37,6 +37,11 @@ export function openAiAgent(o: {
   }));
   return {
     async run(turn, sink) {
+      const browser = (turn.browserTools ?? []).map((t) => ({
+        type: 'function' as const,
+        function: { name: t.name, description: t.description ?? '', parameters: t.schema ?? { type: 'object' } },
+      }));
+      const functions = [...declared, ...browser];
       const messages: ChatMessage[] = [
         { role: 'system', content: turn.timezone ? `${SYSTEM} The user's time zone is ${turn.timezone}.` : SYSTEM },
         { role: 'user', content: turn.message },
@@ -52,7 +57,7 @@ export function openAiAgent(o: {
             accept: 'text/event-stream',
             ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}),
           },
-          body: JSON.stringify({ model: o.model, messages, tools: declared, stream: true }),
+          body: JSON.stringify({ model: o.model, messages, tools: functions, stream: true }),
         }).catch((err: unknown) => {
           if (turn.signal.aborted) return undefined;
           throw err;
@@ -83,11 +88,23 @@ export function openAiAgent(o: {
         });
         for (const c of asked) {
           const tool = o.tools.find((t) => t.name === c.name);
+          const inBrowser = turn.browserTools?.some((t) => t.name === c.name) ?? false;
           const args = parseArgs(c.args);
           await sink.toolCall({ name: c.name, id: c.id, args, status: 'isRunning', eventId: c.id });
-          const output = tool ? await tool.run(turn.did) : { error: `no tool ${c.name}` };
-          calls.push({ name: c.name, id: c.id, args, status: tool ? 'done' : 'error', output });
-          await sink.toolCall({ name: c.name, id: c.id, args, status: tool ? 'done' : 'error', output, eventId: c.id });
+          const output = tool
+            ? await tool.run(turn.did)
+            : inBrowser
+              ? await sink.browserTool({ toolCallId: c.id, toolName: c.name, args })
+              : { error: `no tool ${c.name}` };
+          calls.push({ name: c.name, id: c.id, args, status: tool || inBrowser ? 'done' : 'error', output });
+          await sink.toolCall({
+            name: c.name,
+            id: c.id,
+            args,
+            status: tool || inBrowser ? 'done' : 'error',
+            output,
+            eventId: c.id,
+          });
           messages.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify(output) });
         }
       }

@@ -3,10 +3,12 @@ import type { Redis } from 'ioredis';
 import type { ActorClient } from '../actors/runtime/actor-client.js';
 import type { Keys } from '../actors/runtime/keys.js';
 import type { Logger } from '../log.js';
-import type { Agent, ToolCallRecord } from './agent.js';
-import { emitChatEvent } from './chat-events.js';
+import type { Agent, BrowserToolDeclaration, ToolCallRecord } from './agent.js';
+import { emitChatEvent, lastEventId, type ChatEventHub } from './chat-events.js';
 
 export interface TurnDeps {
+  /** Follows the session's stream for browser tool results. */
+  hub: ChatEventHub;
   client: ActorClient;
   redis: Redis;
   keys: Keys;
@@ -15,12 +17,16 @@ export interface TurnDeps {
 }
 
 export interface TurnInput {
+  browserTools?: BrowserToolDeclaration[];
   sessionId: string;
   requestId: string;
   did: string;
   message: string;
   timezone?: string;
 }
+
+/** How long a browser tool may take to answer (wire reference: 15 s). */
+export const BROWSER_TOOL_TIMEOUT_MS = 15_000;
 
 /** How often a running turn looks for an abort (set by any gateway). */
 const ABORT_POLL_MS = 100;
@@ -68,6 +74,7 @@ export async function runTurn(
         message: t.message,
         timezone: t.timezone,
         signal: abort.signal,
+        ...(t.browserTools ? { browserTools: t.browserTools } : {}),
       },
       {
         token: (content) => emit('message', { content, timestamp: stamp() }),
@@ -81,6 +88,7 @@ export async function runTurn(
             eventId: c.eventId,
             ...(c.output === undefined ? {} : { output: c.output }),
           }),
+        browserTool: (c) => askBrowser(d, t, c),
       },
     );
     await d.client.ask('chat', t.sessionId, {
@@ -113,4 +121,31 @@ export async function runTurn(
     await emit('done', {}).catch(() => undefined);
     await d.redis.del(d.keys.chatTurn(t.sessionId), d.keys.chatAbort(t.requestId)).catch(() => undefined);
   }
+}
+
+/** A `browser_tool_call` to the session's sockets, answered by a `tool_result` from any process. */
+async function askBrowser(
+  d: TurnDeps,
+  t: TurnInput,
+  c: { toolCallId: string; toolName: string; args: unknown },
+): Promise<unknown> {
+  const from = await lastEventId(d.redis, d.keys, t.sessionId);
+  const answered = new Promise<unknown>((resolve) => {
+    const timer = setTimeout(() => {
+      stop();
+      resolve({ outcome: 'FRONTEND_OUTCOME_UNKNOWN' });
+    }, BROWSER_TOOL_TIMEOUT_MS);
+    const stop = d.hub.follow(t.sessionId, from, (e) => {
+      if (e.event !== 'tool_result' || e.data.toolCallId !== c.toolCallId) return;
+      clearTimeout(timer);
+      stop();
+      resolve(e.data.error ? { error: e.data.error } : e.data.result);
+    });
+  });
+  await emitChatEvent(d.redis, d.keys, t.sessionId, t.requestId, 'browser_tool_call', {
+    toolCallId: c.toolCallId,
+    toolName: c.toolName,
+    args: c.args,
+  });
+  return answered;
 }

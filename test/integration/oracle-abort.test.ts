@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import type { Agent } from '../../src/oracle/agent.js';
 import { runTurn } from '../../src/oracle/turn-runner.js';
+import { ChatEventHub } from '../../src/oracle/chat-events.js';
 import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 
@@ -22,14 +23,18 @@ describe('oracle: aborting a turn from another process', () => {
   let env: Isolated;
   let hearth: Hearth;
   let redis: Redis;
+  let hub: ChatEventHub;
 
   beforeAll(async () => {
     env = await isolated();
     hearth = await startHearth(env.config({ ACTOR_PARTITIONS: '2' }), env.log);
     redis = await connectRedis(createRedis(env.redisUrl, 'test-abort'), env.redisUrl);
+    const reader = await connectRedis(createRedis(env.redisUrl, 'test-abort-events', { blocking: true }), env.redisUrl);
+    hub = new ChatEventHub(reader, env.keys, env.log);
   });
 
   afterAll(async () => {
+    await hub.close();
     redis.disconnect();
     await hearth.close();
     await env.cleanup();
@@ -45,7 +50,7 @@ describe('oracle: aborting a turn from another process', () => {
     });
     await redis.set(env.keys.chatTurn('sess-abort'), 'req-1');
     const turn = runTurn(
-      { client: hearth.client!, redis, keys: env.keys, agent: slowAgent, log: env.log },
+      { client: hearth.client!, redis, keys: env.keys, agent: slowAgent, log: env.log, hub },
       { sessionId: 'sess-abort', requestId: 'req-1', did, message: 'talk' },
     );
     await new Promise((r) => setTimeout(r, 150));

@@ -93,6 +93,7 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
           did: who.did,
           message: body.message,
           timezone: body.timezone ?? ctx.headers['x-timezone'],
+          ...(body.tools ? { browserTools: body.tools } : {}),
         };
         if (!body.stream) {
           const result = await runTurn(d, turn);

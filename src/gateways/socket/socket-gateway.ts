@@ -30,7 +30,8 @@ const now = () => new Date().toISOString();
 export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promise<void> } {
   const io = new Server({ path: '/socket.io', serveClient: false, cors: { origin: '*' } });
   io.attachApp(d.app);
-  const rooms = new Map<string, () => void>();
+  /** Each session room's follower of its Redis stream (the unsubscribe, once it follows). */
+  const rooms = new Map<string, Promise<() => void>>();
 
   io.use((socket, next) => {
     void (async () => {
@@ -53,8 +54,6 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
   io.on('connection', (socket: Socket) => {
     const { sessionId } = socket.data as { did: string; sessionId: string };
     void socket.join(sessionId);
-    void follow(sessionId);
-    socket.emit('connected', { message: 'connected', sessionId, timestamp: now() });
     socket.on('ping', () => socket.emit('pong', { timestamp: now(), sessionId }));
     socket.on('status', () =>
       socket.emit('status', {
@@ -74,10 +73,20 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
     socket.on('action_call_result', (payload: unknown) =>
       relay('action_call_result', actionCallResult.safeParse(payload)),
     );
+    // `connected` only once the room follows the session's stream: an event written after the
+    // client saw `connected` is never missed.
+    follow(sessionId).then(
+      () => socket.emit('connected', { message: 'connected', sessionId, timestamp: now() }),
+      (err: unknown) => {
+        d.log.warn({ err: String(err), sessionId }, 'socket room could not follow its session');
+        socket.disconnect(true);
+      },
+    );
     socket.on('disconnect', () => {
       if (io.sockets.adapter.rooms.get(sessionId)?.size) return;
-      rooms.get(sessionId)?.();
+      const f = rooms.get(sessionId);
       rooms.delete(sessionId);
+      f?.then((stop) => stop()).catch(() => undefined);
     });
 
     function relay(event: string, parsed: { success: boolean; data?: { toolCallId: string } }): void {
@@ -96,23 +105,27 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
     }
   });
 
-  async function follow(sessionId: string): Promise<void> {
-    if (rooms.has(sessionId)) return;
-    rooms.set(sessionId, () => undefined);
-    const from = await lastEventId(d.redis, d.keys, sessionId);
-    const stop = d.hub.follow(sessionId, from, (e) => {
-      if (!forwarded.has(e.event)) return;
-      const name = e.event === 'router.update' ? 'router_update' : e.event;
-      io.to(sessionId).emit(name, { ...e.data, sessionId, requestId: e.requestId });
-    });
-    if (rooms.has(sessionId)) rooms.set(sessionId, stop);
-    else stop();
+  /** Makes the session's room follow its stream (once per room); resolves when it does. */
+  function follow(sessionId: string): Promise<unknown> {
+    let f = rooms.get(sessionId);
+    if (!f) {
+      f = lastEventId(d.redis, d.keys, sessionId).then((from) =>
+        d.hub.follow(sessionId, from, (e) => {
+          if (!forwarded.has(e.event)) return;
+          const name = e.event === 'router.update' ? 'router_update' : e.event;
+          io.to(sessionId).emit(name, { ...e.data, sessionId, requestId: e.requestId });
+        }),
+      );
+      rooms.set(sessionId, f);
+      f.catch(() => rooms.delete(sessionId));
+    }
+    return f;
   }
 
   return {
     io,
     async close() {
-      for (const stop of rooms.values()) stop();
+      for (const f of rooms.values()) f.then((stop) => stop()).catch(() => undefined);
       rooms.clear();
       await new Promise<void>((resolve) => void io.close(() => resolve()));
     },
