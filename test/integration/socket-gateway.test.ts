@@ -111,6 +111,9 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
       const seen: string[] = [];
       socket.onAny((event: string) => seen.push(event));
       await next(socket, 'connected');
+      // Listen first: process B may deliver an event before the second write returns here.
+      const toolCall = next(socket, 'tool_call');
+      const routerUpdate = next(socket, 'router_update');
       // As a turn on process A does: the event goes to the session's Redis stream.
       await emitChatEvent(env.redis, env.keys, sessionId, 'req-9', 'tool_call', {
         toolName: 'my_vouchers',
@@ -118,8 +121,8 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
         eventId: 'e1',
       });
       await emitChatEvent(env.redis, env.keys, sessionId, 'req-9', 'router.update', { step: 'answer' });
-      expect(await next(socket, 'tool_call')).toMatchObject({ sessionId, requestId: 'req-9', toolName: 'my_vouchers' });
-      expect(await next(socket, 'router_update')).toMatchObject({ sessionId, step: 'answer' });
+      expect(await toolCall).toMatchObject({ sessionId, requestId: 'req-9', toolName: 'my_vouchers' });
+      expect(await routerUpdate).toMatchObject({ sessionId, step: 'answer' });
       await new Promise((r) => setTimeout(r, 200));
       expect(seen).toEqual(['connected', 'tool_call', 'router_update']); // each event once
     },
@@ -128,9 +131,10 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
   it('relays a tool_result to the session stream and answers a malformed one without a crash', async () => {
     const socket = open(a.port, { invocation: await alice.invocation() });
     await next(socket, 'connected');
+    const refused = next(socket, 'error');
     socket.emit('tool_result', { toolCallId: 'tc-1', result: { ok: 1 } });
     socket.emit('tool_result', { nope: true });
-    expect(await next(socket, 'error')).toMatchObject({ message: 'malformed tool_result' });
+    expect(await refused).toMatchObject({ message: 'malformed tool_result' });
     await new Promise((r) => setTimeout(r, 200));
     const entries = await env.redis.xrange(env.keys.chatEvents(sessionId), '-', '+');
     expect(entries.some(([, f]) => f.includes('tool_result') && f.includes('tc-1'))).toBe(true);
