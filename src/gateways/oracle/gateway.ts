@@ -1,31 +1,15 @@
-import type { Redis } from 'ioredis';
 import type { TemplatedApp } from 'uWebSockets.js';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import type { Keys } from '../../actors/runtime/keys.js';
 import { connectRedis, createRedis } from '../../actors/runtime/redis.js';
-import type { Config } from '../../config.js';
-import type { Logger } from '../../log.js';
 import { ChatEventHub } from '../../oracle/chat-events.js';
-import type { OraclePlugin } from '../../oracle/plugin.js';
-import type { Sql } from '../../store/db.js';
 import type { RouteSpec } from '../http/router.js';
 import { attachSocketGateway } from '../socket/socket-gateway.js';
-import { createOracleAuth, oracleRoutes } from './index.js';
+import { createOracleAuth, oracleRoutes, type OracleDeps } from './index.js';
 
 /**
  * A gateway's oracle: its UCAN check, the event hub (one blocking Redis connection for every SSE
  * stream and socket room of the process), the HTTP routes, and socket.io on the same app.
  */
-export async function startOracleGateway(d: {
-  config: Config;
-  sql: Sql;
-  redis: Redis;
-  keys: Keys;
-  client: ActorClient;
-  clock: () => Date;
-  log: Logger;
-  plugins?: readonly OraclePlugin[];
-}): Promise<{
+export async function startOracleGateway(d: OracleDeps): Promise<{
   routes: RouteSpec[];
   attach(app: TemplatedApp): { close(): Promise<void> };
   close(): Promise<void>;

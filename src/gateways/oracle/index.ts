@@ -37,8 +37,8 @@ export function createOracleAuth(config: Config, redis: Redis): UcanAuthenticato
   });
 }
 
-/** Spec 001's routes: the landing, sessions, delegation, messages, and plugins' routes. */
-export function oracleRoutes(d: {
+/** What a gateway's oracle is built from. */
+export interface OracleDeps {
   config: Config;
   sql: Sql;
   redis: Redis;
@@ -46,12 +46,12 @@ export function oracleRoutes(d: {
   client: ActorClient;
   clock: () => Date;
   log: Logger;
-  hub: ChatEventHub;
   plugins?: readonly OraclePlugin[];
-  auth: UcanAuthenticator | undefined;
-}): RouteSpec[] {
-  const { auth } = d;
-  const { config } = d;
+}
+
+/** Spec 001's routes: the landing, sessions, delegation, messages, and plugins' routes. */
+export function oracleRoutes(d: OracleDeps & { hub: ChatEventHub; auth: UcanAuthenticator | undefined }): RouteSpec[] {
+  const { auth, config } = d;
   const oracle = {
     did: config.ORACLE_DID ?? '',
     name: config.ORACLE_NAME,
