@@ -136,6 +136,8 @@ export const configSchema = z
     LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
     /** Subscriptions for the credits plugin: GET `<url>?did=` → `{status, credits}`. Unset: no credits gate. */
     ORACLE_CREDITS_URL: z.url().optional(),
+    /** Seconds the client has to answer a browser tool or an AG-UI action. Default 15 (wire reference). */
+    ORACLE_CLIENT_CALL_SECONDS: positiveInt.max(600).default(15),
     /** The oracle's name in session records. Default `hearth`. */
     ORACLE_NAME: z.string().min(1).max(200).default('hearth'),
     /** The oracle's entity DID, shown in session records when set. */

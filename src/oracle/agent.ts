@@ -14,9 +14,24 @@ export interface BrowserToolDeclaration {
   schema?: unknown;
 }
 
+/** An AG-UI action the client declared (`agActions`): the client's handler runs it. */
+export interface AgActionDeclaration extends BrowserToolDeclaration {
+  /** The client draws a component for it (from the `action_call` events). */
+  hasRender?: boolean;
+}
+
+/** A call the agent asks the client to run, over the session's sockets. */
+export interface ClientCall {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+}
+
 export interface AgentTurn {
   /** Browser tools the request declared; the model may call them through the socket gateway. */
   browserTools?: BrowserToolDeclaration[];
+  /** AG-UI actions the request declared; called like browser tools, shown as `action_call`. */
+  agActions?: AgActionDeclaration[];
   sessionId: string;
   requestId: string;
   /** The authenticated caller: tools act for this DID only. */
@@ -34,7 +49,16 @@ export interface AgentSink {
    * Asks the user's browser (a `browser_tool_call` to the session's sockets) and waits for its
    * `tool_result`; after 15 s the outcome is unknown (`FRONTEND_OUTCOME_UNKNOWN`).
    */
-  browserTool(call: { toolCallId: string; toolName: string; args: unknown }): Promise<unknown>;
+  browserTool(call: ClientCall): Promise<unknown>;
+  /**
+   * Runs an AG-UI action in the client: `action_call` (isRunning) to the stream and the session's
+   * sockets, the `action_call_result` awaited 15 s, then `action_call` done or error.
+   */
+  action(call: ClientCall): Promise<{ status: 'done' | 'error'; output: unknown }>;
+  /** A component the client may draw from a tool's result (`render_component`). */
+  render(component: { componentName: string; args: unknown }): Promise<void>;
+  /** Which way the agent went (`router.update`: the tools it chose, or a plain answer). */
+  route(step: string): Promise<void>;
 }
 
 /** The agent behind the oracle: the embedded one, or an OpenAI-compatible provider. */

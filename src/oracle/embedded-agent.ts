@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent, AgentSink, AgentTurn, ToolCallRecord } from './agent.js';
+import { runOracleTool } from './run-tool.js';
 import type { OracleTool } from './tools.js';
 
 /**
@@ -11,16 +12,14 @@ export function embeddedAgent(tools: readonly OracleTool[]): Agent {
   return {
     async run(turn: AgentTurn, sink: AgentSink) {
       const chosen = tools.filter((t) => t.trigger?.test(turn.message));
+      await sink.route(chosen.length > 0 ? chosen.map((t) => t.name).join(',') : 'answer');
       const calls: ToolCallRecord[] = [];
       const results: Record<string, unknown> = {};
       for (const tool of chosen) {
         if (turn.signal.aborted) break;
-        const eventId = randomUUID();
-        await sink.toolCall({ name: tool.name, id: eventId, args: {}, status: 'isRunning', eventId });
-        const output = await tool.run(turn.did);
-        results[tool.name] = output;
-        calls.push({ name: tool.name, id: eventId, args: {}, status: 'done', output });
-        await sink.toolCall({ name: tool.name, id: eventId, args: {}, status: 'done', output, eventId });
+        const record = await runOracleTool(tool, { id: randomUUID(), args: {}, did: turn.did }, sink);
+        results[tool.name] = record.output;
+        calls.push(record);
       }
       const answer = compose(results, chosen.length > 0);
       let content = '';
@@ -40,8 +39,9 @@ function compose(results: Record<string, unknown>, usedTools: boolean): string {
   }
   const parts: string[] = [];
   const vouchers = results.my_vouchers as
-    Array<{ id: string; status: string; value: number; remainingBalance: number }> | undefined;
-  if (vouchers) {
+    Array<{ id: string; status: string; value: number; remainingBalance: number }> | { error: string } | undefined;
+  if (vouchers && !Array.isArray(vouchers)) parts.push('I could not read your vouchers just now; please ask again.');
+  if (Array.isArray(vouchers)) {
     parts.push(
       vouchers.length === 0
         ? 'You have no vouchers yet.'
@@ -50,8 +50,9 @@ function compose(results: Record<string, unknown>, usedTools: boolean): string {
             .join('; ')}.`,
     );
   }
-  const surveys = results.open_surveys as Array<{ id: string; questions: number }> | undefined;
-  if (surveys) {
+  const surveys = results.open_surveys as Array<{ id: string; questions: number }> | { error: string } | undefined;
+  if (surveys && !Array.isArray(surveys)) parts.push('I could not read your surveys just now; please ask again.');
+  if (Array.isArray(surveys)) {
     parts.push(
       surveys.length === 0
         ? 'There is no survey open for you right now.'

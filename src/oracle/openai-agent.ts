@@ -1,4 +1,5 @@
-import type { Agent, ToolCallRecord } from './agent.js';
+import type { Agent, AgentSink, AgentTurn, ToolCallRecord } from './agent.js';
+import { runOracleTool } from './run-tool.js';
 import type { OracleTool } from './tools.js';
 
 interface ChatMessage {
@@ -37,11 +38,12 @@ export function openAiAgent(o: {
   }));
   return {
     async run(turn, sink) {
-      const browser = (turn.browserTools ?? []).map((t) => ({
+      // The client's browser tools and AG-UI actions are functions to the model like the oracle's own.
+      const clientSide = [...(turn.browserTools ?? []), ...(turn.agActions ?? [])].map((t) => ({
         type: 'function' as const,
         function: { name: t.name, description: t.description ?? '', parameters: t.schema ?? { type: 'object' } },
       }));
-      const functions = [...declared, ...browser];
+      const functions = [...declared, ...clientSide];
       const messages: ChatMessage[] = [
         { role: 'system', content: turn.timezone ? `${SYSTEM} The user's time zone is ${turn.timezone}.` : SYSTEM },
         { role: 'user', content: turn.message },
@@ -79,38 +81,49 @@ export function openAiAgent(o: {
           }
           if (turn.signal.aborted) break;
         }
-        if (pending.size === 0 || turn.signal.aborted) break;
+        if (pending.size === 0 || turn.signal.aborted) {
+          if (round === 0) await sink.route('answer');
+          break;
+        }
         const asked = [...pending.values()];
+        await sink.route(asked.map((c) => c.name).join(','));
         messages.push({
           role: 'assistant',
           content: null,
           tool_calls: asked.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })),
         });
         for (const c of asked) {
-          const tool = o.tools.find((t) => t.name === c.name);
-          const inBrowser = turn.browserTools?.some((t) => t.name === c.name) ?? false;
-          const args = parseArgs(c.args);
-          await sink.toolCall({ name: c.name, id: c.id, args, status: 'isRunning', eventId: c.id });
-          const output = tool
-            ? await tool.run(turn.did)
-            : inBrowser
-              ? await sink.browserTool({ toolCallId: c.id, toolName: c.name, args })
-              : { error: `no tool ${c.name}` };
-          calls.push({ name: c.name, id: c.id, args, status: tool || inBrowser ? 'done' : 'error', output });
-          await sink.toolCall({
-            name: c.name,
-            id: c.id,
-            args,
-            status: tool || inBrowser ? 'done' : 'error',
-            output,
-            eventId: c.id,
-          });
-          messages.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify(output) });
+          const record = await dispatch(c, o.tools, turn, sink);
+          calls.push(record);
+          messages.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify(record.output) });
         }
       }
       return { content, toolCalls: calls };
     },
   };
+}
+
+/** Runs one call the model asked for: the oracle's tool, the browser's tool, or an AG-UI action. */
+async function dispatch(
+  c: { id: string; name: string; args: string },
+  tools: readonly OracleTool[],
+  turn: AgentTurn,
+  sink: AgentSink,
+): Promise<ToolCallRecord> {
+  const args = parseArgs(c.args);
+  const call = { toolCallId: c.id, toolName: c.name, args };
+  if (turn.agActions?.some((a) => a.name === c.name)) {
+    // `action_call` events (not `tool_call`) show it: the runner emits them around the wait.
+    return { name: c.name, id: c.id, args, ...(await sink.action(call)) };
+  }
+  const tool = tools.find((t) => t.name === c.name);
+  if (tool) return runOracleTool(tool, { id: c.id, args, did: turn.did }, sink);
+  const inBrowser = turn.browserTools?.some((t) => t.name === c.name) ?? false;
+  const status = inBrowser ? 'done' : 'error';
+  await sink.toolCall({ name: c.name, id: c.id, args, status: 'isRunning', eventId: c.id });
+  const output = inBrowser ? await sink.browserTool(call) : { error: `no tool ${c.name}` };
+  await sink.toolCall({ name: c.name, id: c.id, args, status, output, eventId: c.id });
+  return { name: c.name, id: c.id, args, status, output };
 }
 
 function parseArgs(text: string): unknown {

@@ -12,6 +12,8 @@ export interface OracleTool {
   parameters: Record<string, unknown>;
   /** Questions that make the embedded agent call it (a language model decides by itself). */
   trigger?: RegExp;
+  /** The component a client may draw from the result (a `render_component` event follows it). */
+  component?: string;
   run(did: string): Promise<unknown>;
 }
 
@@ -24,6 +26,7 @@ export function oracleTools(d: { sql: Sql; vouchers: VoucherReads; clock: () => 
       description: "The caller's vouchers: id, status, value and remaining balance.",
       parameters: none,
       trigger: /voucher|balance|redeem|how much|credit/i,
+      component: 'VoucherList',
       run: async (did) => {
         const today = d.clock().toISOString().slice(0, 10);
         const { items } = await d.vouchers.list({ recipientDid: did }, today, 20, 0);
@@ -40,6 +43,7 @@ export function oracleTools(d: { sql: Sql; vouchers: VoucherReads; clock: () => 
       description: 'The survey open for the caller (its id and number of questions), if any.',
       parameters: none,
       trigger: /survey|question/i,
+      component: 'OpenSurvey',
       run: async (did) => {
         const s = await openSurveyFor(d.sql, did);
         return s ? [{ id: s.id, questions: s.questions.length }] : [];

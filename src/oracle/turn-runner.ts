@@ -3,11 +3,12 @@ import type { Redis } from 'ioredis';
 import type { ActorClient } from '../actors/runtime/actor-client.js';
 import type { Keys } from '../actors/runtime/keys.js';
 import type { Logger } from '../log.js';
-import type { Agent, BrowserToolDeclaration, ToolCallRecord } from './agent.js';
-import { emitChatEvent, lastEventId, type ChatEventHub } from './chat-events.js';
+import type { AgActionDeclaration, Agent, BrowserToolDeclaration, ClientCall, ToolCallRecord } from './agent.js';
+import { emitChatEvent, type ChatEventHub } from './chat-events.js';
+import { CLIENT_CALL_TIMEOUT_MS, callClient, OUTCOME_UNKNOWN, type ClientCallDeps } from './client-calls.js';
 
-export interface TurnDeps {
-  /** Follows the session's stream for browser tool results. */
+export interface TurnDeps extends ClientCallDeps {
+  /** Follows the session's stream for the client's answers to browser tools and actions. */
   hub: ChatEventHub;
   client: ActorClient;
   redis: Redis;
@@ -18,15 +19,13 @@ export interface TurnDeps {
 
 export interface TurnInput {
   browserTools?: BrowserToolDeclaration[];
+  agActions?: AgActionDeclaration[];
   sessionId: string;
   requestId: string;
   did: string;
   message: string;
   timezone?: string;
 }
-
-/** How long a browser tool may take to answer (wire reference: 15 s). */
-export const BROWSER_TOOL_TIMEOUT_MS = 15_000;
 
 /** How often a running turn looks for an abort (set by any gateway). */
 const ABORT_POLL_MS = 100;
@@ -75,6 +74,7 @@ export async function runTurn(
         timezone: t.timezone,
         signal: abort.signal,
         ...(t.browserTools ? { browserTools: t.browserTools } : {}),
+        ...(t.agActions ? { agActions: t.agActions } : {}),
       },
       {
         token: (content) => emit('message', { content, timestamp: stamp() }),
@@ -88,7 +88,11 @@ export async function runTurn(
             eventId: c.eventId,
             ...(c.output === undefined ? {} : { output: c.output }),
           }),
-        browserTool: (c) => askBrowser(d, t, c),
+        browserTool: (c) => askBrowser(d, t, abort.signal, c),
+        action: (c) => runAction(d, t, abort.signal, c),
+        render: (c) =>
+          emit('render_component', { ...c, status: 'done', sessionId: t.sessionId, requestId: t.requestId }),
+        route: (step) => emit('router.update', { step, sessionId: t.sessionId, requestId: t.requestId }),
       },
     );
     await d.client.ask('chat', t.sessionId, {
@@ -96,6 +100,8 @@ export async function runTurn(
       ownerDid: t.did,
       messages: [{ id, type: 'ai', content: result.content, requestId: t.requestId, toolCalls: result.toolCalls }],
     });
+    // The transcript changed: clients (another tab, a socket) drop their cached message list.
+    await emit('message_cache_invalidation', { status: 'done', sessionId: t.sessionId, requestId: t.requestId });
     await emit('reasoning', {
       sessionId: t.sessionId,
       requestId: t.requestId,
@@ -124,28 +130,52 @@ export async function runTurn(
 }
 
 /** A `browser_tool_call` to the session's sockets, answered by a `tool_result` from any process. */
-async function askBrowser(
+async function askBrowser(d: TurnDeps, t: TurnInput, signal: AbortSignal, c: ClientCall): Promise<unknown> {
+  const answer = await callClient(d, { ...t, signal }, c, {
+    call: 'browser_tool_call',
+    payload: { toolCallId: c.toolCallId, toolName: c.toolName, args: c.args },
+    answer: 'tool_result',
+  });
+  if (answer.kind === 'timeout') return OUTCOME_UNKNOWN;
+  if (answer.kind === 'aborted') return { outcome: 'aborted' };
+  return answer.error === undefined ? answer.result : { error: answer.error };
+}
+
+/**
+ * An AG-UI action: `action_call` isRunning, the client's `action_call_result` (15 s), then
+ * `action_call` done with its output, or error with the reason (the client's, a timeout, an abort).
+ */
+async function runAction(
   d: TurnDeps,
   t: TurnInput,
-  c: { toolCallId: string; toolName: string; args: unknown },
-): Promise<unknown> {
-  const from = await lastEventId(d.redis, d.keys, t.sessionId);
-  const answered = new Promise<unknown>((resolve) => {
-    const timer = setTimeout(() => {
-      stop();
-      resolve({ outcome: 'FRONTEND_OUTCOME_UNKNOWN' });
-    }, BROWSER_TOOL_TIMEOUT_MS);
-    const stop = d.hub.follow(t.sessionId, from, (e) => {
-      if (e.event !== 'tool_result' || e.data.toolCallId !== c.toolCallId) return;
-      clearTimeout(timer);
-      stop();
-      resolve(e.data.error ? { error: e.data.error } : e.data.result);
-    });
-  });
-  await emitChatEvent(d.redis, d.keys, t.sessionId, t.requestId, 'browser_tool_call', {
-    toolCallId: c.toolCallId,
+  signal: AbortSignal,
+  c: ClientCall,
+): Promise<{ status: 'done' | 'error'; output: unknown }> {
+  const base = {
+    requestId: t.requestId,
+    sessionId: t.sessionId,
     toolName: c.toolName,
+    toolCallId: c.toolCallId,
     args: c.args,
+  };
+  const answer = await callClient(d, { ...t, signal }, c, {
+    call: 'action_call',
+    payload: { ...base, status: 'isRunning' },
+    answer: 'action_call_result',
   });
-  return answered;
+  const emit = (data: Record<string, unknown>) =>
+    emitChatEvent(d.redis, d.keys, t.sessionId, t.requestId, 'action_call', { ...base, ...data });
+  if (answer.kind === 'result' && answer.error === undefined) {
+    await emit({ status: 'done', output: answer.result });
+    return { status: 'done', output: answer.result };
+  }
+  const error =
+    answer.kind === 'result'
+      ? (answer.error ?? 'the action failed')
+      : answer.kind === 'timeout'
+        ? `the client did not answer within ${(d.clientCallTimeoutMs ?? CLIENT_CALL_TIMEOUT_MS) / 1000} s`
+        : 'the turn was aborted';
+  await emit({ status: 'error', error });
+  const output = answer.kind === 'timeout' ? OUTCOME_UNKNOWN : answer.kind === 'result' ? answer.result : { error };
+  return { status: 'error', output: output ?? { error } };
 }

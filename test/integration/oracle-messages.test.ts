@@ -122,6 +122,15 @@ describe('oracle messages (spec 001): JSON and SSE, transcript, abort', () => {
     expect(names.at(-1)).toBe('done');
     expect(names.at(-2)).toBe('reasoning');
     expect(all.at(-2)!.data).toMatchObject({ isComplete: true });
+    // The route the agent took, each tool's component, and the transcript's invalidation.
+    expect(names[1]).toBe('router.update');
+    expect(all[1]!.data).toMatchObject({ step: 'my_vouchers,open_surveys', sessionId });
+    expect(all.filter((f) => f.event === 'render_component').map((f) => f.data.componentName)).toEqual([
+      'VoucherList',
+      'OpenSurvey',
+    ]);
+    expect(names.at(-3)).toBe('message_cache_invalidation');
+    expect(all.at(-3)!.data).toMatchObject({ status: 'done', sessionId });
     const tools = all.filter((f) => f.event === 'tool_call').map((f) => [f.data.toolName, f.data.status]);
     expect(tools).toEqual([
       ['my_vouchers', 'isRunning'],

@@ -91,14 +91,19 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
       .map((f) => f.split('\n')[0]!.slice(7));
     expect(events).toEqual([
       'reasoning',
+      'router.update',
       'tool_call',
       'tool_call',
+      'render_component',
       'message',
       'message',
       'message',
+      'message_cache_invalidation',
       'reasoning',
       'done',
     ]);
+    expect(text).toContain('"step":"my_vouchers"');
+    expect(text).toContain('"componentName":"VoucherList","args":{"my_vouchers":[]},"status":"done"');
     expect(text).toContain('"toolName":"my_vouchers","args":{},"status":"done","eventId":"call_1","output":[]');
     expect(llm.requests).toHaveLength(2);
     expect(llm.requests[0]).toMatchObject({ model: 'm1', stream: true, authorization: 'Bearer sk-test' });

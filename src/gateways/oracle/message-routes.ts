@@ -94,6 +94,7 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
           message: body.message,
           timezone: body.timezone ?? ctx.headers['x-timezone'],
           ...(body.tools ? { browserTools: body.tools } : {}),
+          ...(body.agActions ? { agActions: body.agActions } : {}),
         };
         if (!body.stream) {
           const result = await runTurn(d, turn);

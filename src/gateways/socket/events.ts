@@ -45,6 +45,12 @@ export const toolResult = z
   })
   .strict();
 
+/** The ixo client SDK sends `error` beside `result: {success: false, error}` when its handler threw. */
 export const actionCallResult = z
-  .object({ sessionId: z.string().max(128).optional(), toolCallId: z.string().min(1).max(200), result: z.unknown() })
+  .object({
+    sessionId: z.string().max(128).optional(),
+    toolCallId: z.string().min(1).max(200),
+    result: z.unknown(),
+    error: z.string().max(10_000).optional(),
+  })
   .strict();

@@ -1,0 +1,55 @@
+import type { Redis } from 'ioredis';
+import type { Keys } from '../actors/runtime/keys.js';
+import type { ClientCall } from './agent.js';
+import { emitChatEvent, lastEventId, type ChatEventHub } from './chat-events.js';
+
+/** How long the client may take to answer a browser tool or an AG-UI action (wire reference: 15 s). */
+export const CLIENT_CALL_TIMEOUT_MS = 15_000;
+
+/** The result the model sees when the client did not answer in time. */
+export const OUTCOME_UNKNOWN = { outcome: 'FRONTEND_OUTCOME_UNKNOWN' } as const;
+
+export interface ClientCallDeps {
+  hub: ChatEventHub;
+  redis: Redis;
+  keys: Keys;
+  /** Overrides the 15 s wait (tests). */
+  clientCallTimeoutMs?: number;
+}
+
+export type ClientAnswer =
+  { kind: 'result'; result: unknown; error?: string } | { kind: 'timeout' } | { kind: 'aborted' };
+
+/**
+ * Writes the call event to the session's stream (its SSE stream and its sockets' room see it),
+ * then waits for the answer event with the same `toolCallId`. The socket gateway writes that
+ * answer to the same stream, so the turn hears it whichever process the browser is connected to.
+ * Only what comes after the call is read: an old answer with a reused id is never taken.
+ */
+export async function callClient(
+  d: ClientCallDeps,
+  turn: { sessionId: string; requestId: string; signal: AbortSignal },
+  call: ClientCall,
+  events: { call: string; payload: Record<string, unknown>; answer: 'tool_result' | 'action_call_result' },
+): Promise<ClientAnswer> {
+  if (turn.signal.aborted) return { kind: 'aborted' };
+  const from = await lastEventId(d.redis, d.keys, turn.sessionId);
+  const answered = new Promise<ClientAnswer>((resolve) => {
+    const done = (a: ClientAnswer) => {
+      clearTimeout(timer);
+      turn.signal.removeEventListener('abort', onAbort);
+      stop();
+      resolve(a);
+    };
+    const onAbort = () => done({ kind: 'aborted' });
+    const timer = setTimeout(() => done({ kind: 'timeout' }), d.clientCallTimeoutMs ?? CLIENT_CALL_TIMEOUT_MS);
+    const stop = d.hub.follow(turn.sessionId, from, (e) => {
+      if (e.event !== events.answer || e.data.toolCallId !== call.toolCallId) return;
+      const error = typeof e.data.error === 'string' ? e.data.error : undefined;
+      done({ kind: 'result', result: e.data.result, ...(error === undefined ? {} : { error }) });
+    });
+    turn.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  await emitChatEvent(d.redis, d.keys, turn.sessionId, turn.requestId, events.call, events.payload);
+  return answered;
+}

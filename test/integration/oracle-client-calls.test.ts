@@ -1,0 +1,239 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { io as connect, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHearth, type Hearth } from '../../src/hearth.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
+
+type Frame = { event: string; data: Record<string, unknown> };
+
+/**
+ * A model that calls the client: `read_page` (a browser tool) when asked about the page,
+ * `confirm_delivery` (an AG-UI action) when asked to confirm; once it has the result, it says it.
+ */
+function model(): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const { messages } = JSON.parse(body) as { messages: Array<{ role: string; content: string | null }> };
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const send = (delta: unknown) => res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`);
+      const result = messages.find((m) => m.role === 'tool');
+      const asked = messages.find((m) => m.role === 'user')?.content ?? '';
+      const call = asked.includes('page')
+        ? { id: 'call_page', function: { name: 'read_page', arguments: '{"selector":"h1"}' } }
+        : {
+            id: `call_${Math.random().toString(36).slice(2)}`,
+            function: { name: 'confirm_delivery', arguments: '{"voucherId":"v-9"}' },
+          };
+      if (!result) send({ tool_calls: [{ index: 0, ...call }] });
+      else send({ content: `The client said ${result.content}` });
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` }),
+    ),
+  );
+}
+
+/** The SSE frames of a whole response. */
+async function frames(res: Response): Promise<Frame[]> {
+  return (await res.text())
+    .split('\n\n')
+    .filter((f) => f.startsWith('event: '))
+    .map((f) => {
+      const [event, data] = f.split('\n');
+      return { event: event!.slice(7), data: JSON.parse(data!.slice(6)) as Record<string, unknown> };
+    });
+}
+
+describe('client calls: browser tools and AG-UI actions answered over socket.io', () => {
+  let env: Isolated;
+  let hearth: Hearth;
+  let llm: Awaited<ReturnType<typeof model>>;
+  let oracleDid = '';
+  let base = '';
+  const sockets: Socket[] = [];
+  const action = { name: 'confirm_delivery', description: 'Asks the user to confirm', schema: { type: 'object' } };
+
+  beforeAll(async () => {
+    llm = await model();
+    env = await isolated();
+    oracleDid = await oracleIdentity();
+    hearth = await startHearth(
+      env.config({
+        ACTOR_PARTITIONS: '2',
+        ORACLE_DID: oracleDid,
+        LLM_BASE_URL: llm.url,
+        ORACLE_CLIENT_CALL_SECONDS: '3',
+      }),
+      env.log,
+    );
+    base = `http://127.0.0.1:${hearth.port}`;
+  });
+
+  afterAll(async () => {
+    for (const s of sockets) s.disconnect();
+    await hearth.close();
+    await env.cleanup();
+    await new Promise((resolve) => llm.server.close(resolve));
+  });
+
+  /** A user with a session and a socket connected to it, as the ixo client SDK connects. */
+  async function userWithSocket(): Promise<{
+    user: Awaited<ReturnType<typeof ucanUser>>;
+    sessionId: string;
+    socket: Socket;
+  }> {
+    const user = await ucanUser(oracleDid);
+    const res = await fetch(`${base}/sessions`, { method: 'POST', headers: await user.headers() });
+    const { sessionId } = (await res.json()) as { sessionId: string };
+    const socket = connect(base, {
+      path: '/socket.io',
+      transports: ['websocket'],
+      query: { sessionId },
+      auth: { invocation: await user.invocation() },
+      reconnection: false,
+    });
+    sockets.push(socket);
+    await new Promise((resolve) => socket.once('connected', resolve));
+    return { user, sessionId, socket };
+  }
+
+  const send = async (user: Awaited<ReturnType<typeof ucanUser>>, sessionId: string, body: unknown) =>
+    fetch(`${base}/messages/${sessionId}`, {
+      method: 'POST',
+      headers: { ...(await user.headers()), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('sends browser_tool_call to the session room and feeds the tool_result back to the model', async () => {
+    const { user, sessionId, socket } = await userWithSocket();
+    socket.on('browser_tool_call', (call: { toolCallId: string; toolName: string; args: { selector: string } }) => {
+      expect(call).toMatchObject({ toolName: 'read_page', args: { selector: 'h1' }, sessionId });
+      socket.emit('tool_result', { toolCallId: call.toolCallId, sessionId, result: { text: 'Clean stoves' } });
+    });
+    const res = await send(user, sessionId, {
+      message: 'What does the page say?',
+      tools: [{ name: 'read_page', description: 'Reads the page', schema: { type: 'object' } }],
+    });
+    const body = (await res.json()) as { message: { content: string } };
+    expect(body.message.content).toBe('The client said {"text":"Clean stoves"}');
+  });
+
+  it('runs an AG-UI action: action_call to the room and the SSE stream, the result back to the model', async () => {
+    const { user, sessionId, socket } = await userWithSocket();
+    const seen: Array<Record<string, unknown>> = [];
+    socket.on('action_call', (call: Record<string, unknown>) => {
+      seen.push(call);
+      if (call.status === 'isRunning') {
+        socket.emit('action_call_result', { toolCallId: call.toolCallId, sessionId, result: { confirmed: true } });
+      }
+    });
+    const res = await send(user, sessionId, {
+      message: 'Please confirm my delivery',
+      stream: true,
+      agActions: [{ ...action, hasRender: true }],
+    });
+    const all = await frames(res);
+    const calls = all.filter((f) => f.event === 'action_call').map((f) => f.data);
+    expect(calls).toEqual([
+      expect.objectContaining({
+        toolName: 'confirm_delivery',
+        args: { voucherId: 'v-9' },
+        status: 'isRunning',
+        sessionId,
+      }),
+      expect.objectContaining({ toolName: 'confirm_delivery', status: 'done', output: { confirmed: true } }),
+    ]);
+    expect(calls[0]!.toolCallId).toBe(calls[1]!.toolCallId);
+    // An action is shown as action_call, not as a tool_call.
+    expect(all.some((f) => f.event === 'tool_call')).toBe(false);
+    const text = all
+      .filter((f) => f.event === 'message')
+      .map((f) => f.data.content)
+      .join('');
+    expect(text).toBe('The client said {"confirmed":true}');
+    // The socket saw both states too, with the request id the SDK keys its UI on.
+    expect(seen.map((c) => c.status)).toEqual(['isRunning', 'done']);
+    expect(seen[0]).toMatchObject({ requestId: res.headers.get('x-request-id') });
+    const transcript = (await (
+      await fetch(`${base}/messages/${sessionId}`, { headers: await user.headers() })
+    ).json()) as { messages: Array<{ toolCalls?: Array<Record<string, unknown>> }> };
+    expect(transcript.messages.at(-1)!.toolCalls).toEqual([
+      expect.objectContaining({ name: 'confirm_delivery', status: 'done', output: { confirmed: true } }),
+    ]);
+  });
+
+  it("shows a client's failed action (the SDK's error shape) as action_call error", async () => {
+    const { user, sessionId, socket } = await userWithSocket();
+    socket.on('action_call', (call: Record<string, unknown>) => {
+      if (call.status !== 'isRunning') return;
+      // What the ixo client SDK emits when its handler throws.
+      socket.emit('action_call_result', {
+        toolCallId: call.toolCallId,
+        sessionId,
+        result: { success: false, error: 'the user declined' },
+        error: 'the user declined',
+      });
+    });
+    const all = await frames(await send(user, sessionId, { message: 'confirm it', stream: true, agActions: [action] }));
+    expect(all.filter((f) => f.event === 'action_call').map((f) => f.data)).toEqual([
+      expect.objectContaining({ status: 'isRunning' }),
+      expect.objectContaining({ status: 'error', error: 'the user declined' }),
+    ]);
+    expect(all.filter((f) => f.event === 'message').map((f) => f.data.content)).toEqual([
+      'The client said {"success":false,"error":"the user declined"}',
+    ]);
+  });
+
+  it('gives up on a client that never answers: action_call error, the model told the outcome is unknown', async () => {
+    const { user, sessionId } = await userWithSocket();
+    const started = Date.now();
+    const all = await frames(await send(user, sessionId, { message: 'confirm it', stream: true, agActions: [action] }));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
+    expect(all.filter((f) => f.event === 'action_call').at(-1)!.data).toMatchObject({
+      status: 'error',
+      error: 'the client did not answer within 3 s',
+    });
+    expect(all.filter((f) => f.event === 'message').map((f) => f.data.content)).toEqual([
+      'The client said {"outcome":"FRONTEND_OUTCOME_UNKNOWN"}',
+    ]);
+    expect(all.at(-1)!.event).toBe('done');
+  });
+
+  it('stops waiting for the client when the owner aborts: action_call error, then done', async () => {
+    const { user, sessionId, socket } = await userWithSocket();
+    socket.on('action_call', (call: Record<string, unknown>) => {
+      if (call.status !== 'isRunning') return;
+      void (async () =>
+        fetch(`${base}/messages/abort`, {
+          method: 'POST',
+          headers: { ...(await user.headers()), 'content-type': 'application/json' },
+          body: JSON.stringify({ sessionId }),
+        }))();
+    });
+    const started = Date.now();
+    const all = await frames(await send(user, sessionId, { message: 'confirm it', stream: true, agActions: [action] }));
+    expect(Date.now() - started).toBeLessThan(2_900);
+    expect(all.filter((f) => f.event === 'action_call').at(-1)!.data).toMatchObject({
+      status: 'error',
+      error: 'the turn was aborted',
+    });
+    expect(all.at(-1)!.event).toBe('done');
+  });
+
+  it('refuses a malformed action_call_result with an error event and keeps the socket', async () => {
+    const { socket } = await userWithSocket();
+    const error = new Promise<Record<string, unknown>>((resolve) => socket.once('error', resolve));
+    socket.emit('action_call_result', { result: 1, surprise: true });
+    expect(await error).toMatchObject({ message: 'malformed action_call_result' });
+    socket.emit('ping');
+    await new Promise((resolve) => socket.once('pong', resolve));
+    expect(socket.connected).toBe(true);
+  });
+});
