@@ -46,6 +46,12 @@ export async function lastEventId(redis: Redis, keys: Keys, sessionId: string): 
   return last?.[0] ?? '0';
 }
 
+/** The events of a session's stream after `from` (exclusive), oldest first. */
+export async function readChatEvents(redis: Redis, keys: Keys, sessionId: string, from: string): Promise<ChatEvent[]> {
+  const entries = await redis.xrange(keys.chatEvents(sessionId), `(${from}`, '+');
+  return entries.flatMap(([id, fields]) => decode(id, fields) ?? []);
+}
+
 type Listener = (e: ChatEvent) => void;
 
 /**

@@ -124,8 +124,12 @@ export async function runTurn(
     throw err;
   } finally {
     clearInterval(poll);
+    // The session is free before `done` goes out: a client that sends its next message as soon
+    // as it sees `done` is never told a turn is still in flight.
+    await d.redis
+      .del(d.keys.chatTurn(t.sessionId), d.keys.chatAbort(t.requestId), d.keys.chatTurnStart(t.requestId))
+      .catch(() => undefined);
     await emit('done', {}).catch(() => undefined);
-    await d.redis.del(d.keys.chatTurn(t.sessionId), d.keys.chatAbort(t.requestId)).catch(() => undefined);
   }
 }
 

@@ -76,6 +76,14 @@ describe('oracle sessions (spec 001) with UCAN invocations', () => {
     expect(list.body.sessions.map((x: { sessionId: string }) => x.sessionId)).not.toContain(id);
   });
 
+  it("answers 404 to the newer runtime's probes, so its clients fall back to these routes", async () => {
+    const res = await fetch(`${base}/sessions`, { method: 'POST', headers: await alice.headers() });
+    const { sessionId } = (await res.json()) as { sessionId: string };
+    for (const path of [`/sessions/${sessionId}/messages`, `/sessions/${sessionId}/run`, `/runs/${sessionId}`]) {
+      expect((await fetch(`${base}${path}`, { headers: await alice.headers() })).status, path).toBe(404);
+    }
+  });
+
   it("answers the spec's 401 messages: none, ignored bearer, replayed invocation", async () => {
     const none = await call('/sessions');
     expect(none.status).toBe(401);

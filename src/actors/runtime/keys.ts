@@ -37,6 +37,8 @@ export interface Keys {
   chatTurn(sessionId: string): string;
   /** Set when a turn is to stop (abort, from any process). */
   chatAbort(requestId: string): string;
+  /** The session stream's last id before a turn began (a resumed stream replays from there). */
+  chatTurnStart(requestId: string): string;
   /** Marks a supplier message signature as used (replay protection), by its SHA-256. */
   seenSignature(digest: string): string;
   /** Sorted set of live USSD sessions, scored by their last activity (ms). */
@@ -65,6 +67,7 @@ export function createKeys(prefix: string): Keys {
     chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
     chatTurn: (sessionId) => `${prefix}:chat:turn:${checkId(sessionId)}`,
     chatAbort: (requestId) => `${prefix}:chat:abort:${checkId(requestId)}`,
+    chatTurnStart: (requestId) => `${prefix}:chat:turn-start:${checkId(requestId)}`,
     seenSignature: (digest) => `${prefix}:sig:${checkId(digest)}`,
     ussdLive: () => `${prefix}:ussd:live`,
     ussdSummaries: () => `${prefix}:ussd:sessions`,

@@ -13,14 +13,14 @@ import { jsonBody, parseWith } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { abortBody, sendMessageBody } from './message-dto.js';
+import { turnStream } from './turn-stream.js';
 import { ucanGuarded } from './oracle-auth.js';
 
 const sessionParams = z.object({ sessionId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'is not a session id') });
-const HEARTBEAT_MS = 15_000;
+/** A Redis stream id, as `Last-Event-ID` carries it back. */
+const STREAM_ID = /^\d{1,20}-\d{1,20}$/;
 /** How long a turn may hold its session (a crashed gateway's mark expires after this). */
 const TURN_MS = 10 * 60 * 1000;
-
-const frame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 export interface MessageDeps extends TurnDeps {
   /** Plugins' checks before a turn (the credits gate answers 402 there). */
@@ -53,6 +53,28 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
         if (!requestId) return json(200, { success: false });
         await d.redis.set(d.keys.chatAbort(requestId), '1', 'EX', 600);
         return json(200, { success: true });
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/messages/:sessionId/stream',
+      doc: {
+        summary:
+          'Follow the turn in flight from any gateway: its SSE events from its start (or after Last-Event-ID), through done; 204 when none (UCAN; its owner only)',
+        tag: 'oracle',
+        responses: { 200: 'text/event-stream, frames with id:', 204: 'no turn in flight' },
+      },
+      handler: ucanGuarded(auth, async (ctx, who) => {
+        const { sessionId } = parseWith(sessionParams, ctx.params, 'path');
+        await owned(sessionId, who.did);
+        const requestId = await d.redis.get(d.keys.chatTurn(sessionId));
+        if (!requestId) return { status: 204 };
+        const resumeAfter = ctx.headers['last-event-id'];
+        const from =
+          resumeAfter && STREAM_ID.test(resumeAfter)
+            ? resumeAfter
+            : ((await d.redis.get(d.keys.chatTurnStart(requestId))) ?? '0');
+        return turnStream(d, { sessionId, requestId, from }, { replay: true });
       }),
     },
     {
@@ -96,6 +118,9 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
           ...(body.tools ? { browserTools: body.tools } : {}),
           ...(body.agActions ? { agActions: body.agActions } : {}),
         };
+        // Where the turn's events begin: a stream resumed on any gateway replays from here.
+        const from = await lastEventId(d.redis, d.keys, sessionId);
+        await d.redis.set(d.keys.chatTurnStart(requestId), from, 'PX', TURN_MS);
         if (!body.stream) {
           const result = await runTurn(d, turn);
           return json(200, {
@@ -104,34 +129,12 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
             ...(body.returnAllMessages ? { messages: await chatTranscript(d.sql, sessionId) } : {}),
           });
         }
-        const from = await lastEventId(d.redis, d.keys, sessionId);
-        return {
-          status: 200,
-          headers: {
-            'Content-Type': 'text/event-stream',
-            'Cache-Control': 'no-cache, no-transform',
-            Connection: 'keep-alive',
-            'X-Accel-Buffering': 'no',
-            'Access-Control-Expose-Headers': 'X-Request-Id',
-          },
-          stream: (write, signal) =>
-            new Promise<void>((resolve) => {
-              const heartbeat = setInterval(() => write(': heartbeat\n\n'), HEARTBEAT_MS);
-              const finish = () => {
-                clearInterval(heartbeat);
-                stop();
-                resolve();
-              };
-              const stop = d.hub.follow(sessionId, from, (e) => {
-                if (e.requestId !== requestId) return;
-                write(frame(e.event, e.data));
-                if (e.event === 'done') finish();
-              });
-              signal.addEventListener('abort', finish, { once: true });
-              // The turn runs on even if the client leaves: its answer joins the transcript.
-              runTurn(d, turn).catch(() => undefined);
-            }),
-        };
+        // The turn runs on even if the client leaves: its answer joins the transcript.
+        return turnStream(
+          d,
+          { sessionId, requestId, from },
+          { replay: false, start: () => void runTurn(d, turn).catch(() => undefined) },
+        );
       }),
     },
   ];
