@@ -57,7 +57,11 @@ describe('HTTP gateway', () => {
   it('answers an unknown route with 404 and a wrong method with 405 and Allow', async () => {
     const missing = await fetch(`${base}/nowhere`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no route for GET /nowhere' } });
+    expect(await missing.json()).toEqual({
+      statusCode: 404,
+      message: 'no route for GET /nowhere',
+      error: { code: 'NOT_FOUND', message: 'no route for GET /nowhere' },
+    });
     const wrong = await fetch(`${base}/health`, { method: 'DELETE' });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('GET');

@@ -2,7 +2,11 @@ import { AppError, isAppError } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
 import { json, type Reply } from './reply.js';
 
-/** Turns any thrown value into the one error body `{"error":{"code","message","details"?}}`. */
+/**
+ * Turns any thrown value into the one error body
+ * `{"statusCode","message","error":{"code","message","details"?}}`: the top-level `statusCode` and
+ * `message` are what clients written for the ixo oracle runtime (a NestJS app) read.
+ */
 export function errorReply(err: unknown, log: Logger): Reply {
   const appError = isAppError(err) ? err : new AppError('INTERNAL', 'internal error');
   if (appError.status >= 500) {
@@ -11,5 +15,9 @@ export function errorReply(err: unknown, log: Logger): Reply {
     log.info({ code: appError.code }, 'request refused');
   }
   const headers: Record<string, string> = appError.retryable ? { 'Retry-After': '1' } : {};
-  return json(appError.status, { error: appError.toJSON() }, headers);
+  return json(
+    appError.status,
+    { statusCode: appError.status, message: appError.message, error: appError.toJSON() },
+    headers,
+  );
 }
