@@ -191,6 +191,9 @@ describe('oracle messages (spec 001): JSON and SSE, transcript, abort', () => {
       const res = await send(alice, body);
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
     }
+    // The field the ixo SDK may add is refused by name, so its user sees why.
+    const model = (await (await send(alice, { message: 'hi', model: 'gpt-x' })).json()) as { message: string };
+    expect(model.message).toContain('model');
     expect(
       (
         await send(alice, {

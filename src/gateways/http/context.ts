@@ -84,7 +84,14 @@ function unsafeJson(value: unknown, depth: number): string | undefined {
 
 export function parseWith<S extends z.ZodType>(schema: S, data: unknown, where: string): z.infer<S> {
   const result = schema.safeParse(data);
-  if (!result.success) throw new AppError('VALIDATION_FAILED', `invalid ${where}`, issuesOf(result.error));
+  if (!result.success) {
+    // The first problem in the message itself: many clients show only `message`.
+    const issues = issuesOf(result.error);
+    const first = issues[0];
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+    const what = first ? `: ${first.path ? `${first.path}: ` : ''}${first.message}${more}` : '';
+    throw new AppError('VALIDATION_FAILED', `invalid ${where}${what}`, issues);
+  }
   return result.data;
 }
 
