@@ -40,6 +40,18 @@ export async function emitChatEvent(
   );
 }
 
+/**
+ * Asks the turn `requestId` to stop, from any process: an `abort` event on the session's stream,
+ * which the turn follows. Its own request id keeps it out of the turn's SSE frames.
+ */
+export async function requestAbort(redis: Redis, keys: Keys, sessionId: string, requestId: string): Promise<void> {
+  await emitChatEvent(redis, keys, sessionId, `abort:${requestId}`, 'abort', { requestId });
+}
+
+/** Whether `e` asks the turn `requestId` to stop. */
+export const isAbortOf = (e: ChatEvent, requestId: string): boolean =>
+  e.event === 'abort' && e.data.requestId === requestId;
+
 /** The id after which a follower sees only what comes next. */
 export async function lastEventId(redis: Redis, keys: Keys, sessionId: string): Promise<string> {
   const [last] = await redis.xrevrange(keys.chatEvents(sessionId), '+', '-', 'COUNT', 1);

@@ -1,5 +1,6 @@
 import type { Agent, AgentSink, AgentTurn, ToolCallRecord } from './agent.js';
 import { runOracleTool } from './run-tool.js';
+import { postForStream } from './http-stream.js';
 import type { OracleTool } from './tools.js';
 
 interface ChatMessage {
@@ -51,23 +52,26 @@ export function openAiAgent(o: {
       const calls: ToolCallRecord[] = [];
       let content = '';
       for (let round = 0; round < MAX_ROUNDS && !turn.signal.aborted; round++) {
-        const res = await fetch(url, {
-          method: 'POST',
-          signal: turn.signal,
-          headers: {
+        const res = await postForStream(
+          url,
+          {
             'content-type': 'application/json',
             accept: 'text/event-stream',
             ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}),
           },
-          body: JSON.stringify({ model: o.model, messages, tools: functions, stream: true }),
-        }).catch((err: unknown) => {
+          JSON.stringify({ model: o.model, messages, tools: functions, stream: true }),
+          turn.signal,
+        ).catch((err: unknown) => {
           if (turn.signal.aborted) return undefined;
           throw err;
         });
         if (!res) break;
-        if (!res.ok || !res.body) throw new Error(`the language model answered ${res.status}`);
+        if (res.statusCode !== 200) {
+          res.resume();
+          throw new Error(`the language model answered ${res.statusCode}`);
+        }
         const pending = new Map<number, { id: string; name: string; args: string }>();
-        for await (const delta of deltas(res.body)) {
+        for await (const delta of deltas(res, turn.signal)) {
           if (delta.content) {
             content += delta.content;
             await sink.token(delta.content);
@@ -134,26 +138,32 @@ function parseArgs(text: string): unknown {
   }
 }
 
-/** The `choices[0].delta` of each `data:` line of an SSE body, until `[DONE]`. */
-async function* deltas(body: ReadableStream<Uint8Array>): AsyncGenerator<Delta> {
+/** The `choices[0].delta` of each `data:` line of an SSE body, until `[DONE]` (or an abort). */
+async function* deltas(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<Delta> {
   const decoder = new TextDecoder();
   let buffered = '';
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffered += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl).trim();
-      buffered = buffered.slice(nl + 1);
-      if (!line.startsWith('data:')) continue;
-      const data = line.slice(5).trim();
-      if (data === '[DONE]') return;
-      try {
-        const parsed = JSON.parse(data) as { choices?: Array<{ delta?: Delta }> };
-        const delta = parsed.choices?.[0]?.delta;
-        if (delta) yield delta;
-      } catch {
-        // a line that is not JSON is skipped, as OpenAI-compatible clients do
+  try {
+    for await (const chunk of body) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl).trim();
+        buffered = buffered.slice(nl + 1);
+        if (!line.startsWith('data:')) continue;
+        const data = line.slice(5).trim();
+        if (data === '[DONE]') return;
+        try {
+          const parsed = JSON.parse(data) as { choices?: Array<{ delta?: Delta }> };
+          const delta = parsed.choices?.[0]?.delta;
+          if (delta) yield delta;
+        } catch {
+          // a line that is not JSON is skipped, as OpenAI-compatible clients do
+        }
       }
     }
+  } catch (err) {
+    // An abort cuts the body off mid-read: the turn ends with what it has, not with an error.
+    if (signal.aborted) return;
+    throw err;
   }
 }

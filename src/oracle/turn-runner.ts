@@ -4,7 +4,7 @@ import type { ActorClient } from '../actors/runtime/actor-client.js';
 import type { Keys } from '../actors/runtime/keys.js';
 import type { Logger } from '../log.js';
 import type { AgActionDeclaration, Agent, BrowserToolDeclaration, ClientCall, ToolCallRecord } from './agent.js';
-import { emitChatEvent, type ChatEventHub } from './chat-events.js';
+import { emitChatEvent, isAbortOf, type ChatEventHub } from './chat-events.js';
 import { CLIENT_CALL_TIMEOUT_MS, callClient, OUTCOME_UNKNOWN, type ClientCallDeps } from './client-calls.js';
 
 export interface TurnDeps extends ClientCallDeps {
@@ -25,16 +25,15 @@ export interface TurnInput {
   did: string;
   message: string;
   timezone?: string;
+  /** The session stream's id before the turn was taken: an abort after it reaches the turn. */
+  from: string;
 }
-
-/** How often a running turn looks for an abort (set by any gateway). */
-const ABORT_POLL_MS = 100;
 
 /**
  * One agent turn: the human message joins the transcript, the agent runs, its tokens and tool
  * calls go to the session's event stream in the wire reference's order (reasoning, message…,
  * tool_call…, reasoning complete, done — or error then done), and the answer joins the
- * transcript. An abort (a key any process may set) stops the agent; the stream still ends with
+ * transcript. An abort (an event any process may write to the session's stream) stops the agent; the stream still ends with
  * `done`. The turn's in-flight mark is cleared at the end.
  */
 export async function runTurn(
@@ -45,12 +44,8 @@ export async function runTurn(
     emitChatEvent(d.redis, d.keys, t.sessionId, t.requestId, event, data);
   const stamp = () => new Date().toISOString();
   const abort = new AbortController();
-  const poll = setInterval(() => {
-    d.redis.exists(d.keys.chatAbort(t.requestId)).then(
-      (n) => n > 0 && abort.abort(),
-      () => undefined,
-    );
-  }, ABORT_POLL_MS);
+  // Through the gateway's one blocking read, shared with the turn's SSE stream: no polling.
+  const unfollow = d.hub.follow(t.sessionId, t.from, (e) => isAbortOf(e, t.requestId) && abort.abort());
   const id = randomUUID();
   try {
     await emit('reasoning', {
@@ -123,12 +118,10 @@ export async function runTurn(
     }).catch(() => undefined);
     throw err;
   } finally {
-    clearInterval(poll);
+    unfollow();
     // The session is free before `done` goes out: a client that sends its next message as soon
     // as it sees `done` is never told a turn is still in flight.
-    await d.redis
-      .del(d.keys.chatTurn(t.sessionId), d.keys.chatAbort(t.requestId), d.keys.chatTurnStart(t.requestId))
-      .catch(() => undefined);
+    await d.redis.del(d.keys.chatTurn(t.sessionId), d.keys.chatTurnStart(t.requestId)).catch(() => undefined);
     await emit('done', {}).catch(() => undefined);
   }
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import type { Agent } from '../../src/oracle/agent.js';
 import { runTurn } from '../../src/oracle/turn-runner.js';
-import { ChatEventHub } from '../../src/oracle/chat-events.js';
+import { ChatEventHub, requestAbort } from '../../src/oracle/chat-events.js';
 import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 
@@ -51,17 +51,19 @@ describe('oracle: aborting a turn from another process', () => {
     await redis.set(env.keys.chatTurn('sess-abort'), 'req-1');
     const turn = runTurn(
       { client: hearth.client!, redis, keys: env.keys, agent: slowAgent, log: env.log, hub },
-      { sessionId: 'sess-abort', requestId: 'req-1', did, message: 'talk' },
+      { sessionId: 'sess-abort', requestId: 'req-1', did, message: 'talk', from: '0' },
     );
     await new Promise((r) => setTimeout(r, 150));
     // What POST /messages/abort does on whichever gateway receives it.
-    await env.redis.set(env.keys.chatAbort('req-1'), '1', 'EX', 60);
+    await requestAbort(env.redis, env.keys, 'sess-abort', 'req-1');
     const result = await turn;
     expect(result.aborted).toBe(true);
     const said = result.content.split(' ').filter(Boolean).length;
     expect(said).toBeGreaterThan(0);
     expect(said).toBeLessThan(200);
-    const events = (await env.redis.xrange(env.keys.chatEvents('sess-abort'), '-', '+')).map((e) => e[1][3]);
+    const events = (await env.redis.xrange(env.keys.chatEvents('sess-abort'), '-', '+'))
+      .filter((e) => e[1][1] === 'req-1')
+      .map((e) => e[1][3]);
     expect(events.at(-1)).toBe('done');
     expect(events.filter((e) => e === 'message')).toHaveLength(said);
     expect(await env.redis.exists(env.keys.chatTurn('sess-abort'))).toBe(0); // the session is free again

@@ -172,7 +172,16 @@ describe('oracle messages (spec 001): JSON and SSE, transcript, abort', () => {
     // A turn in flight (as another gateway would mark it): the abort reaches it through Redis.
     await env.redis.set(`${env.prefix}:chat:turn:${sessionId}`, 'req-in-flight', 'PX', 5_000);
     expect(await abort()).toEqual({ success: true });
-    expect(await env.redis.exists(`${env.prefix}:chat:abort:req-in-flight`)).toBe(1);
+    // The abort is an event on the session's stream, which the turn (on any process) follows.
+    const [last] = await env.redis.xrevrange(`${env.prefix}:events:chat:${sessionId}`, '+', '-', 'COUNT', 1);
+    expect(last?.[1]).toEqual([
+      'requestId',
+      'abort:req-in-flight',
+      'event',
+      'abort',
+      'data',
+      '{"requestId":"req-in-flight"}',
+    ]);
     expect((await send(alice, { message: 'hello' })).status).toBe(409); // one turn at a time
     await env.redis.del(`${env.prefix}:chat:turn:${sessionId}`);
   });

@@ -35,8 +35,6 @@ export interface Keys {
   chatEvents(sessionId: string): string;
   /** The request id of a chat session's turn in flight (absent: none). */
   chatTurn(sessionId: string): string;
-  /** Set when a turn is to stop (abort, from any process). */
-  chatAbort(requestId: string): string;
   /** The session stream's last id before a turn began (a resumed stream replays from there). */
   chatTurnStart(requestId: string): string;
   /** Marks a supplier message signature as used (replay protection), by its SHA-256. */
@@ -66,7 +64,6 @@ export function createKeys(prefix: string): Keys {
     replies: (gatewayId) => `${prefix}:reply:${checkId(gatewayId)}`,
     chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
     chatTurn: (sessionId) => `${prefix}:chat:turn:${checkId(sessionId)}`,
-    chatAbort: (requestId) => `${prefix}:chat:abort:${checkId(requestId)}`,
     chatTurnStart: (requestId) => `${prefix}:chat:turn-start:${checkId(requestId)}`,
     seenSignature: (digest) => `${prefix}:sig:${checkId(digest)}`,
     ussdLive: () => `${prefix}:ussd:live`,

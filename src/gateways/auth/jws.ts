@@ -1,4 +1,5 @@
-import { createPublicKey, verify } from 'node:crypto';
+import { verify } from 'node:crypto';
+import { ed25519PublicKey } from '../../crypto/ed25519-keys.js';
 
 export interface VerifiedJws {
   header: Record<string, unknown>;
@@ -24,7 +25,7 @@ export function verifyCompactJws(jws: string, publicKey: string): VerifiedJws | 
   if (typeof header !== 'object' || header === null || typeof payload !== 'object' || payload === null)
     return undefined;
   if (header.alg !== 'EdDSA') return undefined;
-  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey }, format: 'jwk' });
+  const key = ed25519PublicKey(Buffer.from(publicKey, 'base64url'));
   const ok = verify(null, Buffer.from(`${h}.${p}`), key, Buffer.from(s, 'base64url'));
   return ok ? { header, payload } : undefined;
 }

@@ -1,4 +1,5 @@
-import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { createHash, verify } from 'node:crypto';
+import { ed25519PublicKey } from '../../crypto/ed25519-keys.js';
 import { AppError } from '../../errors/index.js';
 
 /**
@@ -69,19 +70,6 @@ export function signatureBase(req: SignedRequest, components: readonly string[],
   return [...lines, `"@signature-params": ${paramsText}`].join('\n');
 }
 
-const keyObjects = new Map<string, KeyObject>();
-
-/** Importing a key costs more than verifying with it: keep the few suppliers' keys imported. */
-function publicKeyOf(raw: string): KeyObject {
-  let key = keyObjects.get(raw);
-  if (!key) {
-    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw }, format: 'jwk' });
-    if (keyObjects.size > 10_000) keyObjects.clear();
-    keyObjects.set(raw, key);
-  }
-  return key;
-}
-
 export interface VerifyOptions {
   /** The DID the API key acts for; `keyid` must name it. */
   did: string;
@@ -113,7 +101,7 @@ export function verifyMessageSignature(req: SignedRequest, o: VerifyOptions): Pa
   if (s.components.includes('content-digest') && req.headers['content-digest'] !== contentDigest(req.body)) {
     throw fail('Content-Digest does not match the body');
   }
-  const key = publicKeyOf(o.publicKey);
+  const key = ed25519PublicKey(Buffer.from(o.publicKey, 'base64url'));
   const ok = verify(null, Buffer.from(signatureBase(req, s.components, s.paramsText)), key, s.signature);
   if (!ok) throw fail('the signature does not verify with the supplier key');
   return s;

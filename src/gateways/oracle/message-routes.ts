@@ -4,7 +4,7 @@ import type { ChatSession } from '../../actors/chat-session/messages.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { AppError } from '../../errors/index.js';
-import { lastEventId, type ChatEventHub } from '../../oracle/chat-events.js';
+import { lastEventId, requestAbort, type ChatEventHub } from '../../oracle/chat-events.js';
 import { runTurn, type TurnDeps } from '../../oracle/turn-runner.js';
 import type { Sql } from '../../store/db.js';
 import { chatTranscript } from '../../store/chat-transcript.js';
@@ -51,7 +51,7 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
         await owned(sessionId, who.did);
         const requestId = await d.redis.get(d.keys.chatTurn(sessionId));
         if (!requestId) return json(200, { success: false });
-        await d.redis.set(d.keys.chatAbort(requestId), '1', 'EX', 600);
+        await requestAbort(d.redis, d.keys, sessionId, requestId);
         return json(200, { success: true });
       }),
     },
@@ -106,6 +106,9 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
         await owned(sessionId, who.did);
         await d.beforeMessage?.(who);
         const requestId = ctx.reqId;
+        // Where the turn's events begin (read before the turn is taken, so an abort sent as soon
+        // as it is taken still comes after it): a stream resumed on any gateway replays from here.
+        const from = await lastEventId(d.redis, d.keys, sessionId);
         const took = await d.redis.set(d.keys.chatTurn(sessionId), requestId, 'PX', TURN_MS, 'NX');
         if (took !== 'OK')
           throw new AppError('CHAT_TURN_IN_FLIGHT', 'this session is already answering; abort it or wait');
@@ -117,9 +120,8 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
           timezone: body.timezone ?? ctx.headers['x-timezone'],
           ...(body.tools ? { browserTools: body.tools } : {}),
           ...(body.agActions ? { agActions: body.agActions } : {}),
+          from,
         };
-        // Where the turn's events begin: a stream resumed on any gateway replays from here.
-        const from = await lastEventId(d.redis, d.keys, sessionId);
         await d.redis.set(d.keys.chatTurnStart(requestId), from, 'PX', TURN_MS);
         if (!body.stream) {
           const result = await runTurn(d, turn);

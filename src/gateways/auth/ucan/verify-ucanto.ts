@@ -3,8 +3,9 @@
  * bounds hold, for the token itself and for each proof it carries (recursively). Capability
  * semantics are the caller's business; this only establishes that the chain is authentic and live.
  */
-import { createPublicKey, verify as nodeVerify } from 'node:crypto';
+import { verify as nodeVerify } from 'node:crypto';
 import { isDelegation, UCAN, type API } from '@ucanto/core';
+import { ed25519PublicKey } from '../../../crypto/ed25519-keys.js';
 import { failure, type UcanFailure } from './errors.js';
 import type { ResolveVerifier } from './did-resolver.js';
 
@@ -21,8 +22,6 @@ const verifySignature = (
 
 /** Multicodec of an Ed25519 signature (what ucanto puts in `signature.code`). */
 const ED25519_SIGNATURE = 0xd0ed;
-/** DER prefix of an Ed25519 SubjectPublicKeyInfo; the 32 key bytes follow. */
-const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex');
 
 /**
  * The same check as ucanto's Ed25519 verifier, done by node:crypto (native) instead of the
@@ -34,7 +33,7 @@ function nativeVerifier(v: API.Verifier): API.Verifier {
   const inner = ((v as unknown as { key?: unknown }).key ?? v) as { publicKey?: Uint8Array };
   const raw = inner.publicKey;
   if (!(raw instanceof Uint8Array) || raw.length !== 32) return v;
-  const key = createPublicKey({ key: Buffer.concat([SPKI_ED25519, raw]), format: 'der', type: 'spki' });
+  const key = ed25519PublicKey(raw);
   const verify = (payload: Uint8Array, signature: { code: number; raw: Uint8Array }): boolean =>
     signature.code === ED25519_SIGNATURE && nodeVerify(null, payload, key, signature.raw);
   return { did: () => v.did(), verify } as unknown as API.Verifier;
