@@ -128,6 +128,60 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
     },
   );
 
+  it(
+    'delivers every event of a real agent turn on process A to a socket on process B, once, with its request id',
+    { timeout: 40_000 },
+    async () => {
+      const socket = open(bPort, { invocation: await alice.invocation() });
+      const seen: Array<[string, Record<string, unknown>]> = [];
+      socket.onAny((event: string, payload: Record<string, unknown>) => seen.push([event, payload]));
+      await next(socket, 'connected');
+      const invalidated = next(socket, 'message_cache_invalidation');
+      const res = await fetch(`http://127.0.0.1:${a.port}/messages/${sessionId}`, {
+        method: 'POST',
+        headers: { ...(await alice.headers()), 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'Any vouchers or surveys for me?' }),
+      });
+      expect(res.status).toBe(200);
+      const requestId = res.headers.get('x-request-id');
+      await invalidated;
+      const turn = seen.filter(([, p]) => p.requestId === requestId);
+      expect(turn.map(([e]) => e)).toEqual([
+        'router_update',
+        'tool_call',
+        'tool_call',
+        'render_component',
+        'tool_call',
+        'tool_call',
+        'render_component',
+        'message_cache_invalidation',
+      ]);
+      expect(turn.every(([, p]) => p.sessionId === sessionId)).toBe(true);
+      expect(turn[0]![1]).toMatchObject({ step: 'my_vouchers,open_surveys' });
+      expect(turn[3]![1]).toMatchObject({ componentName: 'VoucherList', status: 'done' });
+      expect(turn[7]![1]).toMatchObject({ status: 'done' });
+      // Tokens are the SSE stream's business, not the room's.
+      expect(seen.some(([e]) => e === 'message')).toBe(false);
+    },
+  );
+
+  it("subscribes to its own session only: a subscribe naming another user's session changes nothing", async () => {
+    const res = await fetch(`http://127.0.0.1:${a.port}/sessions`, { method: 'POST', headers: await bob.headers() });
+    const bobSession = ((await res.json()) as { sessionId: string }).sessionId;
+    const socket = open(a.port, { invocation: await alice.invocation() });
+    await next(socket, 'connected');
+    socket.emit('subscribe', { sessionId: bobSession });
+    expect(await next(socket, 'subscribed')).toMatchObject({ sessionId });
+    const leaked: unknown[] = [];
+    socket.on('tool_call', (p: unknown) => leaked.push(p));
+    const mine = next(socket, 'router_update');
+    await emitChatEvent(env.redis, env.keys, bobSession, 'req-bob', 'tool_call', { toolName: 'x' });
+    await emitChatEvent(env.redis, env.keys, sessionId, 'req-own', 'router.update', { step: 'answer' });
+    await mine;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(leaked).toEqual([]);
+  });
+
   it('relays a tool_result to the session stream and answers a malformed one without a crash', async () => {
     const socket = open(a.port, { invocation: await alice.invocation() });
     await next(socket, 'connected');

@@ -64,7 +64,15 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
         timestamp: now(),
       }),
     );
-    socket.on('subscribe', () => socket.emit('subscribed', { sessionId, timestamp: now() }));
+    // The handshake's session only (a payload naming another is ignored): back in its room,
+    // following its stream, and only then `subscribed`.
+    socket.on('subscribe', () => {
+      void socket.join(sessionId);
+      follow(sessionId).then(
+        () => socket.emit('subscribed', { sessionId, timestamp: now() }),
+        () => socket.emit('error', { message: 'could not subscribe; retry', sessionId, timestamp: now() }),
+      );
+    });
     socket.on('list-events', () =>
       socket.emit('available-events', { clientEvents, serverEvents, sessionId, timestamp: now() }),
     );
