@@ -15,6 +15,7 @@ import { redemptions } from './suites/vouchers.js';
 import { ledgerJournal, type LedgerLevel } from './suites/ledger.js';
 import { ussdHops } from './suites/ussd.js';
 import { sseStreams, type SseResult } from './suites/sse.js';
+import { socketConnections, type SocketSide, type SocketsResult } from './suites/sockets.js';
 
 const levels = [1, 64, 512];
 
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   let http: { spread: LevelResult; hot: LevelResult };
   let ussd: LevelResult[];
   let sse: SseResult;
+  let sockets: SocketsResult;
   try {
     asks = await echoAsk(env, client, levels);
     for (const r of asks)
@@ -64,6 +66,17 @@ async function main(): Promise<void> {
     progress(
       `  ${sse.opened}/${sse.streams} open, ${sse.kbPerStream.toFixed(1)} KiB per stream, first token p50 ${fmt.ms(sse.ttftP50Ms)} ms`,
     );
+    progress(
+      'sockets: 10,000 socket.io connections on a gateway process, fan-out to a room of 1,000 (then bare socket.io)',
+    );
+    sockets = await socketConnections(env, 10_000, 1_000, 200);
+    for (const [name, s] of [
+      ['hearth', sockets.hearth],
+      ['bare', sockets.bare],
+    ] as const)
+      progress(
+        `  ${name}: ${s.connected}/${s.asked} in ${s.connectSeconds.toFixed(1)} s, ${s.kbPerConnection.toFixed(1)} KiB each, ${fmt.rate(s.deliveriesPerSecond)} deliveries/s`,
+      );
   } finally {
     await session.close();
     await worker.stop();
@@ -77,7 +90,7 @@ async function main(): Promise<void> {
 
   writeFileSync(
     'BENCHMARKS.md',
-    render(env.machine, env.seconds, hello, bare, asks, vouchers, http, ledger, ussd, sse),
+    render(env.machine, env.seconds, hello, bare, asks, vouchers, http, ledger, ussd, sse, sockets),
   );
   progress('wrote BENCHMARKS.md');
 }
@@ -93,7 +106,10 @@ function render(
   ledger: LedgerLevel[],
   ussd: LevelResult[],
   sse: SseResult,
+  sockets: SocketsResult,
 ): string {
+  const socketRow = (name: string, s: SocketSide): string =>
+    `| ${name} | ${fmt.rate(s.connected)} of ${fmt.rate(s.asked)} | ${fmt.rate(s.connected / s.connectSeconds)} | ${s.kbPerConnection.toFixed(1)} | ${s.roomSize} × ${s.events} | ${fmt.rate(s.deliveriesPerSecond)} | ${fmt.ms(s.latencyP50Ms)} | ${fmt.ms(s.latencyP99Ms)} | ${s.failed} |`;
   const echo64 = asks.find((a) => a.concurrency === 64);
   const voucherRow = (name: string, r: LevelResult): string =>
     `| ${name} | ${r.concurrency} | ${fmt.rate(r.perSecond)} | ${fmt.ms(r.p50Ms)} | ${fmt.ms(r.p99Ms)} | ${r.errors} | **${fmt.ratio(r.perSecond, echo64?.perSecond ?? NaN)}** |`;
@@ -172,6 +188,26 @@ the same number of concurrent clients.
 | Streams | open at once | KiB per stream | first token p50 ms | p99 ms | direct p50 ms | direct p99 ms | errors |
 |---|---|---|---|---|---|---|---|
 | ${sse.streams} | ${sse.opened} | ${sse.kbPerStream.toFixed(1)} | ${fmt.ms(sse.ttftP50Ms)} | ${fmt.ms(sse.ttftP99Ms)} | ${fmt.ms(sse.directTtftP50Ms)} | ${fmt.ms(sse.directTtftP99Ms)} | ${sse.errors} |
+
+## Real-time: socket.io connections and room fan-out
+
+${fmt.rate(sockets.hearth.asked)} socket.io clients (websocket transport, one engine connection each) connect to a gateway
+process in waves of 250, spread over rooms of ${sockets.hearth.roomSize}, and stay connected; each hearth handshake checks
+a UCAN delegation and the session's owner (an ask to its chat actor). Memory is the server's
+resident set with all connected, less before, per connection. Then ${sockets.hearth.events} agent events are written to
+one session's Redis stream (as a turn writes them) and the time until every socket of that busy
+room has all of them gives the fan-out rate (events × sockets per second) and each event's
+latency from its write. The baseline is a bare socket.io server on uWebSockets.js (no auth, no
+Redis) measured the same way in the same run; its events are emitted by the server itself.
+
+| Server | connected | connections/s | KiB per connection | room × events | deliveries/s | latency p50 ms | p99 ms | failed |
+|---|---|---|---|---|---|---|---|---|
+${socketRow('hearth gateway', sockets.hearth)}
+${socketRow('bare socket.io (limit)', sockets.bare)}
+
+Fan-out / limit: **${fmt.ratio(sockets.hearth.deliveriesPerSecond, sockets.bare.deliveriesPerSecond)}**; memory per connection / limit:
+**${fmt.ratio(sockets.hearth.kbPerConnection, sockets.bare.kbPerConnection)}**. All ${fmt.rate(sockets.hearth.asked)} clients live in the bench process, which
+parses every delivery: at these rates the receiving side, not the server, sets the pace for both.
 
 ## Ledger: journal entries/s
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 /** What one load level measured. */
 export interface LevelResult {
   concurrency: number;
@@ -9,7 +10,7 @@ export interface LevelResult {
   errors: number;
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const i = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
   return sorted[Math.max(0, i)] ?? Number.NaN;
@@ -59,6 +60,13 @@ export async function closedLoop(
     errors,
   };
 }
+
+/** The p-th percentile of unsorted samples. */
+export const percentileOf = (xs: readonly number[], p: number): number => percentile(Float64Array.from(xs).sort(), p);
+
+/** Resident memory of a process, KiB (Linux). */
+export const rssKb = (pid: number): number =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 
 export const fmt = {
   rate: (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a'),

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BenchEnv } from '../lib/env.js';
 import { startGateway } from '../lib/gateway.js';
+import { percentileOf, rssKb } from '../lib/measure.js';
 import { oracleIdentity, ucanUser } from '../lib/ucan.js';
 
 export interface SseResult {
@@ -44,14 +44,6 @@ function slowModel(): Promise<{ server: Server; url: string }> {
     ),
   );
 }
-
-const rssKb = (pid: number): number =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-
-const pct = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
-};
 
 /** POSTs and reads an SSE (or plain streamed) body; resolves the time to the first chunk that matches. */
 function streamOnce(
@@ -169,10 +161,10 @@ export async function sseStreams(env: BenchEnv, streams: number): Promise<SseRes
     return {
       streams: sessions.length,
       opened,
-      ttftP50Ms: pct(ttfts, 50),
-      ttftP99Ms: pct(ttfts, 99),
-      directTtftP50Ms: pct(direct, 50),
-      directTtftP99Ms: pct(direct, 99),
+      ttftP50Ms: percentileOf(ttfts, 50),
+      ttftP99Ms: percentileOf(ttfts, 99),
+      directTtftP50Ms: percentileOf(direct, 50),
+      directTtftP99Ms: percentileOf(direct, 99),
       kbPerStream: (peak - before) / Math.max(1, opened),
       errors,
     };
