@@ -138,6 +138,8 @@ export const configSchema = z
     ORACLE_CREDITS_URL: z.url().optional(),
     /** Seconds the client has to answer a browser tool or an AG-UI action. Default 15 (wire reference). */
     ORACLE_CLIENT_CALL_SECONDS: positiveInt.max(600).default(15),
+    /** Seconds between SSE heartbeat comments. Default 15 (wire reference); lower it behind a proxy with a shorter idle timeout. */
+    ORACLE_SSE_HEARTBEAT_SECONDS: positiveInt.max(300).default(15),
     /** The oracle's name in session records. Default `hearth`. */
     ORACLE_NAME: z.string().min(1).max(200).default('hearth'),
     /** The oracle's entity DID, shown in session records when set. */

@@ -70,6 +70,7 @@ describe('client calls: browser tools and AG-UI actions answered over socket.io'
         ORACLE_DID: oracleDid,
         LLM_BASE_URL: llm.url,
         ORACLE_CLIENT_CALL_SECONDS: '3',
+        ORACLE_SSE_HEARTBEAT_SECONDS: '1',
       }),
       env.log,
     );
@@ -194,8 +195,12 @@ describe('client calls: browser tools and AG-UI actions answered over socket.io'
   it('gives up on a client that never answers: action_call error, the model told the outcome is unknown', async () => {
     const { user, sessionId } = await userWithSocket();
     const started = Date.now();
-    const all = await frames(await send(user, sessionId, { message: 'confirm it', stream: true, agActions: [action] }));
+    const res = await send(user, sessionId, { message: 'confirm it', stream: true, agActions: [action] });
+    const raw = await res.clone().text();
+    const all = await frames(res);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
+    // A quiet stream (the client is thinking) keeps its connection alive with heartbeat comments.
+    expect(raw.split(': heartbeat\n\n').length - 1).toBeGreaterThanOrEqual(2);
     expect(all.filter((f) => f.event === 'action_call').at(-1)!.data).toMatchObject({
       status: 'error',
       error: 'the client did not answer within 3 s',

@@ -79,6 +79,7 @@ export function oracleRoutes(d: OracleDeps & { hub: ChatEventHub; auth: UcanAuth
       log: d.log.child({ route: 'oracle' }),
       agent: agentFor(config, tools),
       clientCallTimeoutMs: config.ORACLE_CLIENT_CALL_SECONDS * 1000,
+      heartbeatMs: config.ORACLE_SSE_HEARTBEAT_SECONDS * 1000,
       beforeMessage: async (who) => {
         for (const p of plugins) await p.beforeMessage?.(who);
       },

@@ -13,7 +13,7 @@ import { jsonBody, parseWith } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { abortBody, sendMessageBody } from './message-dto.js';
-import { turnStream } from './turn-stream.js';
+import { turnStream, type TurnStreamDeps } from './turn-stream.js';
 import { ucanGuarded } from './oracle-auth.js';
 
 const sessionParams = z.object({ sessionId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'is not a session id') });
@@ -22,7 +22,7 @@ const STREAM_ID = /^\d{1,20}-\d{1,20}$/;
 /** How long a turn may hold its session (a crashed gateway's mark expires after this). */
 const TURN_MS = 10 * 60 * 1000;
 
-export interface MessageDeps extends TurnDeps {
+export interface MessageDeps extends TurnDeps, TurnStreamDeps {
   /** Plugins' checks before a turn (the credits gate answers 402 there). */
   beforeMessage?: (who: { did: string }) => Promise<void>;
   sql: Sql;

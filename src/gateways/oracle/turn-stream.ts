@@ -3,6 +3,7 @@ import type { Keys } from '../../actors/runtime/keys.js';
 import { readChatEvents, type ChatEvent, type ChatEventHub } from '../../oracle/chat-events.js';
 import type { Reply } from '../http/reply.js';
 
+/** The wire reference's heartbeat: a comment every 15 s keeps proxies from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
 
 /** The wire reference's SSE headers (`X-Request-Id` is added by the server). */
@@ -15,6 +16,8 @@ const SSE_HEADERS = {
 };
 
 export interface TurnStreamDeps {
+  /** Overrides the 15 s heartbeat (ORACLE_SSE_HEARTBEAT_SECONDS). */
+  heartbeatMs?: number;
   hub: ChatEventHub;
   redis: Redis;
   keys: Keys;
@@ -48,7 +51,7 @@ export function turnStream(
       new Promise<void>((resolve) => {
         let last = t.from;
         let finished = false;
-        const heartbeat = setInterval(() => write(': heartbeat\n\n'), HEARTBEAT_MS);
+        const heartbeat = setInterval(() => write(': heartbeat\n\n'), d.heartbeatMs ?? HEARTBEAT_MS);
         const finish = () => {
           if (finished) return;
           finished = true;
