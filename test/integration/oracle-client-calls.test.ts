@@ -4,6 +4,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { isolated, type Isolated } from '../support/isolated.js';
+import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
 
 type Frame = { event: string; data: Record<string, unknown> };
@@ -54,6 +55,8 @@ async function frames(res: Response): Promise<Frame[]> {
 describe('client calls: browser tools and AG-UI actions answered over socket.io', () => {
   let env: Isolated;
   let hearth: Hearth;
+  let b: HearthProcess;
+  let baseB = '';
   let llm: Awaited<ReturnType<typeof model>>;
   let oracleDid = '';
   let base = '';
@@ -75,17 +78,21 @@ describe('client calls: browser tools and AG-UI actions answered over socket.io'
       env.log,
     );
     base = `http://127.0.0.1:${hearth.port}`;
+    // A second gateway process: a browser connected there answers the turns run here.
+    b = spawnHearth(env.env({ ROLE: 'gateway', ACTOR_PARTITIONS: '2', ORACLE_DID: oracleDid, LOG_LEVEL: 'info' }));
+    baseB = `http://127.0.0.1:${Number((await b.waitFor((l) => l.msg === 'hearth listening')).port)}`;
   });
 
   afterAll(async () => {
     for (const s of sockets) s.disconnect();
+    await b.stop();
     await hearth.close();
     await env.cleanup();
     await new Promise((resolve) => llm.server.close(resolve));
   });
 
   /** A user with a session and a socket connected to it, as the ixo client SDK connects. */
-  async function userWithSocket(): Promise<{
+  async function userWithSocket(socketBase = base): Promise<{
     user: Awaited<ReturnType<typeof ucanUser>>;
     sessionId: string;
     socket: Socket;
@@ -93,7 +100,7 @@ describe('client calls: browser tools and AG-UI actions answered over socket.io'
     const user = await ucanUser(oracleDid);
     const res = await fetch(`${base}/sessions`, { method: 'POST', headers: await user.headers() });
     const { sessionId } = (await res.json()) as { sessionId: string };
-    const socket = connect(base, {
+    const socket = connect(socketBase, {
       path: '/socket.io',
       transports: ['websocket'],
       query: { sessionId },
@@ -168,6 +175,19 @@ describe('client calls: browser tools and AG-UI actions answered over socket.io'
     expect(transcript.messages.at(-1)!.toolCalls).toEqual([
       expect.objectContaining({ name: 'confirm_delivery', status: 'done', output: { confirmed: true } }),
     ]);
+  });
+
+  it('takes the answer from a socket on another gateway process than the one running the turn', async () => {
+    const { user, sessionId, socket } = await userWithSocket(baseB);
+    socket.on('action_call', (call: Record<string, unknown>) => {
+      if (call.status === 'isRunning') {
+        socket.emit('action_call_result', { toolCallId: call.toolCallId, sessionId, result: { via: 'B' } });
+      }
+    });
+    const res = await send(user, sessionId, { message: 'confirm it', agActions: [action] });
+    expect(((await res.json()) as { message: { content: string } }).message.content).toBe(
+      'The client said {"via":"B"}',
+    );
   });
 
   it("shows a client's failed action (the SDK's error shape) as action_call error", async () => {
