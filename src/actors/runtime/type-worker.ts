@@ -4,10 +4,11 @@ import type { Metrics } from '../../metrics.js';
 import type { BatchCommit, SnapshotStore } from '../../store/snapshot-store.js';
 import { Backoff, sleep } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
-import { applyToPartition, mergeApplied, type Applied } from './partition-batch.js';
+import { applyToPartition, type Applied } from './partition-batch.js';
 import { commitRound, isDataError, type Owned } from './round-commit.js';
 import { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
+import { WriteBehind } from './write-behind.js';
 
 export interface TypeWorkerOptions {
   /** Entries per partition per read. */
@@ -68,8 +69,8 @@ export class TypeWorker {
   private changed: (() => void) | undefined;
   private ahead: Array<Promise<void>> = [];
   private tail: Promise<void> = Promise.resolve();
-  /** Write-behind: the flush commit in flight, if any. */
-  private flushing: Promise<void> | undefined;
+  /** The write-behind path (for types with that policy). */
+  private readonly writeBehind: WriteBehind | undefined;
   private failure: Error | undefined;
   /**
    * Rounds still to read one entry per partition, after a commit that Postgres refused for its
@@ -78,7 +79,17 @@ export class TypeWorker {
   private isolating = 0;
   private lastTrim = 0;
 
-  constructor(private readonly d: TypeWorkerDeps) {}
+  constructor(private readonly d: TypeWorkerDeps) {
+    const policy = d.def.persistence;
+    this.writeBehind =
+      policy.mode === 'write-behind'
+        ? new WriteBehind(
+            policy.flushMs,
+            (batches) => this.commitAndSettle(batches, false),
+            (err) => (this.failure ??= err),
+          )
+        : undefined;
+  }
 
   get type(): string {
     return this.d.def.type;
@@ -253,11 +264,7 @@ export class TypeWorker {
   }
 
   private blockFor(): number {
-    const policy = this.d.def.persistence;
-    if (policy.mode !== 'write-behind') return this.d.options.blockMs;
-    const since = Math.min(...[...this.owned.values()].filter((o) => o.unflushed.length).map((o) => o.unflushedSince));
-    if (!Number.isFinite(since)) return this.d.options.blockMs;
-    return Math.max(1, Math.min(this.d.options.blockMs, since + policy.flushMs - Date.now()));
+    return this.writeBehind?.blockFor(this.owned.values(), this.d.options.blockMs) ?? this.d.options.blockMs;
   }
 
   /** Applies every partition's entries, then commits (or, write-behind, replies and holds). */
@@ -275,8 +282,7 @@ export class TypeWorker {
     }
     await Promise.all(
       applied.map(async ([o, a]) => {
-        if (o.unflushed.length === 0) o.unflushedSince = Date.now();
-        o.unflushed.push(a);
+        this.writeBehind?.hold(o, a);
         await o.ops.settle([], a.outcome.replies, a.dead, this.d.deadStream, this.d.workerId);
       }),
     );
@@ -313,38 +319,9 @@ export class TypeWorker {
     this.d.onLost(o.partition, reason);
   }
 
-  /**
-   * Write-behind: commits what each partition has held for `flushMs` (all of it when forced).
-   * The commit runs beside the reads (one flush at a time, so a key's states reach Postgres in
-   * order); a forced flush waits for the one in flight, then for its own.
-   */
+  /** Write-behind: commits what is due (all of it when forced); see {@link WriteBehind}. */
   private async flushDue(force: boolean): Promise<void> {
-    const policy = this.d.def.persistence;
-    if (policy.mode !== 'write-behind') return;
-    if (this.flushing) {
-      if (!force) return;
-      await this.flushing;
-    }
-    const due = [...this.owned.values()].filter(
-      (o) => o.unflushed.length > 0 && (force || Date.now() - o.unflushedSince >= policy.flushMs),
-    );
-    if (due.length === 0) return;
-    // One commit per partition: two batches of a partition cannot share a statement (same keys).
-    const rounds = due.map((o) => [o, o.unflushed] as const);
-    const batches = rounds.map(([o, held]): [Owned, Applied] => [o, mergeApplied(held)]);
-    for (const o of due) o.unflushed = [];
-    const run = this.commitAndSettle(batches, false).then(() => {
-      // Each round pinned its states once; newer rounds applied meanwhile keep theirs.
-      for (const [o, held] of rounds) for (const a of held) o.cache.unpin(a.outcome.dirty.keys());
-    });
-    if (force) return run;
-    this.flushing = run
-      .catch((err: unknown) => {
-        this.failure ??= err instanceof Error ? err : new Error(String(err));
-      })
-      .finally(() => {
-        this.flushing = undefined;
-      });
+    await this.writeBehind?.flushDue(this.owned.values(), force);
   }
 
   private throwIfFailed(): void {
@@ -354,7 +331,7 @@ export class TypeWorker {
   private async drainAhead(): Promise<void> {
     await Promise.all(this.ahead);
     this.ahead = [];
-    await this.flushing;
+    await this.writeBehind?.idle();
   }
 
   private async maybeTrim(): Promise<void> {

@@ -1,0 +1,68 @@
+import { mergeApplied, type Applied } from './partition-batch.js';
+import type { Owned } from './round-commit.js';
+
+/**
+ * The write-behind half of a type worker: rounds are replied to at once and held per partition;
+ * what a partition has held for `flushMs` is committed beside the reads, one flush at a time (so
+ * a key's states reach Postgres in order). The held entries are acknowledged only by the flush:
+ * a crash before it replays them from the pending list.
+ */
+export class WriteBehind {
+  /** The flush commit in flight, if any. */
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly flushMs: number,
+    /** Commits (and acknowledges, without replying again) each partition's merged rounds. */
+    private readonly commit: (batches: Array<[Owned, Applied]>) => Promise<void>,
+    /** A background flush failed: the worker replays from its pending entries. */
+    private readonly fail: (err: Error) => void,
+  ) {}
+
+  /** Holds a round of a partition until its flush. */
+  hold(o: Owned, a: Applied): void {
+    if (o.unflushed.length === 0) o.unflushedSince = Date.now();
+    o.unflushed.push(a);
+  }
+
+  /** How long the next read may block: no longer than the oldest held round's flush is due. */
+  blockFor(owned: Iterable<Owned>, blockMs: number): number {
+    const held = [...owned].filter((o) => o.unflushed.length > 0).map((o) => o.unflushedSince);
+    if (held.length === 0) return blockMs;
+    return Math.max(1, Math.min(blockMs, Math.min(...held) + this.flushMs - Date.now()));
+  }
+
+  /**
+   * Commits what each partition has held for `flushMs` (all of it when forced). An unforced
+   * flush runs in the background; a forced one waits for the one in flight, then for its own.
+   */
+  async flushDue(owned: Iterable<Owned>, force: boolean): Promise<void> {
+    if (this.flushing) {
+      if (!force) return;
+      await this.flushing;
+    }
+    const due = [...owned].filter(
+      (o) => o.unflushed.length > 0 && (force || Date.now() - o.unflushedSince >= this.flushMs),
+    );
+    if (due.length === 0) return;
+    // One commit per partition: two batches of a partition cannot share a statement (same keys).
+    const rounds = due.map((o) => [o, o.unflushed] as const);
+    const batches = rounds.map(([o, held]): [Owned, Applied] => [o, mergeApplied(held)]);
+    for (const o of due) o.unflushed = [];
+    const run = this.commit(batches).then(() => {
+      // Each round pinned its states once; newer rounds applied meanwhile keep theirs.
+      for (const [o, held] of rounds) for (const a of held) o.cache.unpin(a.outcome.dirty.keys());
+    });
+    if (force) return run;
+    this.flushing = run
+      .catch((err: unknown) => this.fail(err instanceof Error ? err : new Error(String(err))))
+      .finally(() => {
+        this.flushing = undefined;
+      });
+  }
+
+  /** Resolves when no flush is in flight. */
+  async idle(): Promise<void> {
+    await this.flushing;
+  }
+}
