@@ -19,6 +19,10 @@ interface PinRow {
  * keyed hash of the digits. Salted per phone (two equal PINs never look equal), keyed (a copy of
  * the table without the key cannot be brute-forced, which a slow hash of a 5-digit PIN could
  * not prevent: 100,000 candidates), compared in constant time. Lockout is counted in the row.
+ *
+ * A PIN belongs to the phone's owner (the household or supplier DID the registries name), not to
+ * the number: when a number is reassigned, the new owner does not inherit the old PIN (nor its
+ * lockout) and sets one of their own; the old owner's row is replaced then.
  */
 export class PinStore {
   private readonly known = new Set<string>();
@@ -33,26 +37,32 @@ export class PinStore {
   }
 
   /**
-   * Whether the phone has a PIN. A phone only ever goes from no PIN to a PIN, so a yes is
-   * remembered (the hop path asks on every request); a no is asked again each time.
+   * Whether the phone's owner `did` has a PIN. An owner only ever goes from no PIN to a PIN, so a
+   * yes is remembered (the hop path asks on every request); a no is asked again each time.
    */
-  async isSet(phone: string): Promise<boolean> {
-    if (this.known.has(phone)) return true;
-    const [row] = await this.sql`SELECT 1 AS x FROM ussd_pins WHERE phone_number = ${phone}`;
-    if (row && this.known.size < 100_000) this.known.add(phone);
+  async isSet(phone: string, did: string): Promise<boolean> {
+    const known = `${phone} ${did}`;
+    if (this.known.has(known)) return true;
+    const [row] = await this.sql`SELECT 1 AS x FROM ussd_pins WHERE phone_number = ${phone} AND did = ${did}`;
+    if (row && this.known.size < 100_000) this.known.add(known);
     return row !== undefined;
   }
 
   /**
-   * Sets the first PIN of a phone and, in the same transaction, puts the account's creation on
-   * the ledger (through the outbox). A phone that already has a PIN keeps it (false).
+   * Sets the first PIN of the phone's owner `did` and, in the same transaction, puts the
+   * account's creation on the ledger (through the outbox). An owner who already has a PIN keeps
+   * it (false); a previous owner's PIN on this number is replaced.
    */
   async create(phone: string, did: string, pinMac: string, now: Date): Promise<boolean> {
     const salt = randomBytes(16);
     return this.sql.begin(async (tx) => {
       const rows = await tx`
         INSERT INTO ussd_pins (phone_number, did, salt, pin_hash) VALUES (${phone}, ${did}, ${salt}, ${this.hash(salt, pinMac)})
-        ON CONFLICT (phone_number) DO NOTHING RETURNING 1`;
+        ON CONFLICT (phone_number) DO UPDATE
+          SET did = EXCLUDED.did, salt = EXCLUDED.salt, pin_hash = EXCLUDED.pin_hash,
+              failed_attempts = 0, locked_until = NULL, updated_at = now()
+          WHERE ussd_pins.did <> EXCLUDED.did
+        RETURNING 1`;
       if (rows.length === 0) return false;
       await tx`
         INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
@@ -68,10 +78,11 @@ export class PinStore {
    * row is locked for the check, so parallel sessions of one phone take turns: each guess is
    * counted before the next is looked at, and none slips past a lock set meanwhile.
    */
-  async verify(phone: string, pinMac: string, now: Date): Promise<PinCheck> {
+  async verify(phone: string, did: string, pinMac: string, now: Date): Promise<PinCheck> {
     return this.sql.begin(async (tx): Promise<PinCheck> => {
       const [row] = await tx<PinRow[]>`
-        SELECT salt, pin_hash, failed_attempts, locked_until FROM ussd_pins WHERE phone_number = ${phone} FOR UPDATE`;
+        SELECT salt, pin_hash, failed_attempts, locked_until FROM ussd_pins
+        WHERE phone_number = ${phone} AND did = ${did} FOR UPDATE`;
       if (!row) return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS}` };
       if (row.locked_until && row.locked_until > now) return { ok: false, reason: `locked:${clock(row.locked_until)}` };
       if (timingSafeEqual(this.hash(row.salt, pinMac), row.pin_hash)) {
@@ -93,13 +104,13 @@ export class PinStore {
   }
 
   /** Changes a PIN after checking the current one (which counts towards the lockout). */
-  async change(phone: string, currentMac: string, nextMac: string, now: Date): Promise<PinCheck> {
-    const check = await this.verify(phone, currentMac, now);
+  async change(phone: string, did: string, currentMac: string, nextMac: string, now: Date): Promise<PinCheck> {
+    const check = await this.verify(phone, did, currentMac, now);
     if (!check.ok) return check;
     const salt = randomBytes(16);
     await this.sql`
       UPDATE ussd_pins SET salt = ${salt}, pin_hash = ${this.hash(salt, nextMac)}, updated_at = now()
-      WHERE phone_number = ${phone}`;
+      WHERE phone_number = ${phone} AND did = ${did}`;
     return { ok: true };
   }
 }

@@ -44,9 +44,10 @@ export async function carryOut(
       if (!owner.did) return { ok: false, reason: 'not registered' };
       if (await d.pins.create(phone, owner.did, intent.pinMac, now)) return { ok: true };
       // Already set (another session was first, or this order runs twice): only the same PIN is a success.
-      return d.pins.verify(phone, intent.pinMac, now);
+      return d.pins.verify(phone, owner.did, intent.pinMac, now);
     case 'changePin':
-      return d.pins.change(phone, intent.currentMac, intent.nextMac, now);
+      if (!owner.did) return { ok: false, reason: 'not registered' };
+      return d.pins.change(phone, owner.did, intent.currentMac, intent.nextMac, now);
     case 'listVouchers': {
       if (owner.audience !== 'household' || !owner.did) return { ok: true, data: { vouchers: [] } };
       const today = now.toISOString().slice(0, 10);
@@ -108,7 +109,7 @@ async function redeem(
   now: Date,
 ): Promise<IntentResult> {
   if (owner.audience !== 'supplier' || !owner.did) return { ok: false, reason: 'only a supplier may redeem' };
-  const check = await d.pins.verify(phone, intent.pinMac, now);
+  const check = await d.pins.verify(phone, owner.did, intent.pinMac, now);
   if (!check.ok) return check;
   const supplier = await d.suppliers.get(owner.did);
   if (!supplier?.authorized) return { ok: false, reason: 'this supplier is not authorized to redeem' };

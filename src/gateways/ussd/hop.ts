@@ -40,7 +40,7 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
   try {
     if (!(await d.rate.allow(req.phoneNumber, now))) return end('common.rateLimited');
     const owner = await d.directory.owner(req.phoneNumber);
-    const pinSet = owner.audience === 'unregistered' ? false : await d.pins.isSet(req.phoneNumber);
+    const pinSet = owner.did ? await d.pins.isSet(req.phoneNumber, owner.did) : false;
     let reply = await d.client.ask<HopReply>('ussd', req.sessionId, {
       kind: 'hop',
       sealedText: d.seal(req.text),
