@@ -189,6 +189,17 @@ the same number of concurrent clients.
 |---|---|---|---|---|---|---|---|
 | ${sse.streams} | ${sse.opened} | ${sse.kbPerStream.toFixed(1)} | ${fmt.ms(sse.ttftP50Ms)} | ${fmt.ms(sse.ttftP99Ms)} | ${fmt.ms(sse.directTtftP50Ms)} | ${fmt.ms(sse.directTtftP99Ms)} | ${sse.errors} |
 
+Where the first-token time goes (profiled with \`--cpu-prof\` on the gateway, this machine): the
+1,000 requests reach one single-threaded gateway in the same instant. Each one's UCAN invocation
+(CAR decoding, CID hashing, an Ed25519 check) costs about 1 ms of that event loop, then two asks
+to the session's chat actor and the model request follow, so the last stream's model call leaves
+about 2 s after the burst and the model adds its own 250 ms. The gateway, not the worker, Redis or
+the model, is the limit here (the worker stays mostly idle); more gateway processes behind a load
+balancer divide it. Already taken out: importing each caller's public key on every check (now
+imported once), \`fetch\` for the model call (node:http with keep-alive is ~1.5 ms cheaper per
+call in such a burst), and 10 abort polls a second per turn (an abort is now an event on the
+session stream the turn already follows).
+
 ## Real-time: socket.io connections and room fan-out
 
 ${fmt.rate(sockets.hearth.asked)} socket.io clients (websocket transport, one engine connection each) connect to a gateway
