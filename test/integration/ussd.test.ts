@@ -204,41 +204,48 @@ describe('USSD gateway (spec 002) end to end', () => {
     expect(r.text).toMatch(/^CON Welcome to hearth/);
   });
 
-  it("does not hand a reassigned number's PIN (or its lockout) to the number's new owner", { timeout: 30_000 }, async () => {
-    const phoneNumber = '+260971000077';
-    const first = newDidKey();
-    const second = newDidKey();
-    const as = { key: s.implementerKey };
-    await a.call('POST', '/v1/households', { ...as, body: { did: first, phoneNumber } });
-    const old = ussd.session(sid(), phoneNumber);
-    expect(await old.start()).toMatch(/^CON Create a 5-digit PIN:/);
-    await old.send('48213');
-    expect(await old.send('48213')).toMatch(/^CON Your PIN is set/);
-    // Two wrong PINs on the old owner's account (one short of its lockout).
-    for (const wrong of ['11112', '11113']) {
+  it(
+    "does not hand a reassigned number's PIN (or its lockout) to the number's new owner",
+    { timeout: 30_000 },
+    async () => {
+      const phoneNumber = '+260971000077';
+      const first = newDidKey();
+      const second = newDidKey();
+      const as = { key: s.implementerKey };
+      await a.call('POST', '/v1/households', { ...as, body: { did: first, phoneNumber } });
+      const old = ussd.session(sid(), phoneNumber);
+      expect(await old.start()).toMatch(/^CON Create a 5-digit PIN:/);
+      await old.send('48213');
+      expect(await old.send('48213')).toMatch(/^CON Your PIN is set/);
+      // Two wrong PINs on the old owner's account (one short of its lockout).
+      for (const wrong of ['11112', '11113']) {
+        const change = ussd.session(sid(), phoneNumber);
+        await change.start();
+        await change.send('3');
+        await change.send(wrong);
+        await change.send('52846');
+        expect(await change.send('52846')).toMatch(/Wrong PIN/);
+      }
+      // The registry moves the number to another household.
+      await a.call('PATCH', `/v1/households/${encodeURIComponent(first)}`, {
+        ...as,
+        body: { phoneNumber: '+260971000078' },
+      });
+      await a.call('POST', '/v1/households', { ...as, body: { did: second, phoneNumber } });
+      await new Promise((r) => setTimeout(r, 5_100)); // the phone directory remembers an owner 5 s
+      const fresh = ussd.session(sid(), phoneNumber);
+      expect(await fresh.start()).toMatch(/^CON Create a 5-digit PIN:/);
+      await fresh.send('70315');
+      expect(await fresh.send('70315')).toMatch(/^CON Your PIN is set/);
+      // The new PIN is the new owner's; one wrong guess is counted from zero (no inherited lockout).
       const change = ussd.session(sid(), phoneNumber);
       await change.start();
       await change.send('3');
-      await change.send(wrong);
+      await change.send('48213'); // the old owner's PIN
       await change.send('52846');
-      expect(await change.send('52846')).toMatch(/Wrong PIN/);
-    }
-    // The registry moves the number to another household.
-    await a.call('PATCH', `/v1/households/${encodeURIComponent(first)}`, { ...as, body: { phoneNumber: '+260971000078' } });
-    await a.call('POST', '/v1/households', { ...as, body: { did: second, phoneNumber } });
-    await new Promise((r) => setTimeout(r, 5_100)); // the phone directory remembers an owner 5 s
-    const fresh = ussd.session(sid(), phoneNumber);
-    expect(await fresh.start()).toMatch(/^CON Create a 5-digit PIN:/);
-    await fresh.send('70315');
-    expect(await fresh.send('70315')).toMatch(/^CON Your PIN is set/);
-    // The new PIN is the new owner's; one wrong guess is counted from zero (no inherited lockout).
-    const change = ussd.session(sid(), phoneNumber);
-    await change.start();
-    await change.send('3');
-    await change.send('48213'); // the old owner's PIN
-    await change.send('52846');
-    expect(await change.send('52846')).toMatch(/^CON Wrong PIN. 2 attempt\(s\) left/);
-    const rows = await env.sql`SELECT did FROM ussd_pins WHERE phone_number = ${phoneNumber}`;
-    expect(rows.map((r) => r.did)).toEqual([second]);
-  });
+      expect(await change.send('52846')).toMatch(/^CON Wrong PIN. 2 attempt\(s\) left/);
+      const rows = await env.sql`SELECT did FROM ussd_pins WHERE phone_number = ${phoneNumber}`;
+      expect(rows.map((r) => r.did)).toEqual([second]);
+    },
+  );
 });
