@@ -182,6 +182,22 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
     expect(leaked).toEqual([]);
   });
 
+  it('forwards only agent events that fit their payload type; a malformed one is dropped, not a crash', async () => {
+    const socket = open(a.port, { invocation: await alice.invocation() });
+    await next(socket, 'connected');
+    const seen: Array<Record<string, unknown>> = [];
+    socket.on('tool_call', (p: Record<string, unknown>) => seen.push(p));
+    const good = next<Record<string, unknown>>(socket, 'router_update');
+    // No toolName, an unknown status: what a buggy plugin might write.
+    await emitChatEvent(env.redis, env.keys, sessionId, 'req-bad', 'tool_call', { status: 'sideways' });
+    await emitChatEvent(env.redis, env.keys, sessionId, 'req-bad', 'router.update', { step: 'answer' });
+    expect(await good).toMatchObject({ step: 'answer', requestId: 'req-bad' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seen).toEqual([]);
+    socket.emit('ping');
+    expect(await next(socket, 'pong')).toMatchObject({ sessionId });
+  });
+
   it('relays a tool_result to the session stream and answers a malformed one without a crash', async () => {
     const socket = open(a.port, { invocation: await alice.invocation() });
     await next(socket, 'connected');

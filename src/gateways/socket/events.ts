@@ -25,6 +25,44 @@ export const serverEvents = [
   'message_cache_invalidation',
 ] as const;
 
+const stamped = { sessionId: z.string(), timestamp: z.string() };
+/** Room events carry the session and the turn they belong to; plugins may add fields (kept). */
+const roomEvent = <T extends z.ZodRawShape>(shape: T) =>
+  z.looseObject({ sessionId: z.string(), requestId: z.string(), ...shape });
+const status = z.enum(['isRunning', 'done', 'error']);
+
+/**
+ * The payload of every server event (wire reference, "socket.io"), checked before it is sent:
+ * the gateway's own replies are built through these, and an agent event read from a session's
+ * Redis stream that does not fit is dropped (and logged), never forwarded half-formed.
+ */
+export const serverPayloads = {
+  connected: z.object({ message: z.string(), ...stamped }),
+  pong: z.object(stamped),
+  status: z.object({
+    connected: z.boolean(),
+    activeSessions: z.number().int().nonnegative(),
+    totalConnections: z.number().int().nonnegative(),
+    ...stamped,
+  }),
+  subscribed: z.object(stamped),
+  'available-events': z.object({
+    clientEvents: z.array(z.string()),
+    serverEvents: z.array(z.string()),
+    ...stamped,
+  }),
+  error: z.object({ message: z.string(), ...stamped }),
+  tool_call: roomEvent({ toolName: z.string(), status, eventId: z.string().optional(), args: z.unknown().optional() }),
+  action_call: roomEvent({ toolName: z.string(), toolCallId: z.string(), status, args: z.unknown().optional() }),
+  render_component: roomEvent({ componentName: z.string(), args: z.unknown().optional(), status: status.optional() }),
+  browser_tool_call: roomEvent({ toolCallId: z.string(), toolName: z.string(), args: z.unknown().optional() }),
+  router_update: roomEvent({ step: z.string() }),
+  message_cache_invalidation: roomEvent({ status: status.optional() }),
+} as const;
+
+export type ServerEvent = keyof typeof serverPayloads;
+export type ServerPayload<E extends ServerEvent> = z.infer<(typeof serverPayloads)[E]>;
+
 /** Agent events forwarded from a session's Redis stream to its room (`router.update` is renamed). */
 export const forwarded = new Set([
   'tool_call',

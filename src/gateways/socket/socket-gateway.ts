@@ -6,7 +6,16 @@ import type { Keys } from '../../actors/runtime/keys.js';
 import type { Logger } from '../../log.js';
 import { emitChatEvent, lastEventId, type ChatEventHub } from '../../oracle/chat-events.js';
 import type { UcanAuthenticator } from '../auth/ucan/index.js';
-import { actionCallResult, clientEvents, forwarded, serverEvents, toolResult } from './events.js';
+import {
+  actionCallResult,
+  clientEvents,
+  forwarded,
+  serverEvents,
+  serverPayloads,
+  toolResult,
+  type ServerEvent,
+  type ServerPayload,
+} from './events.js';
 
 export interface SocketDeps {
   app: TemplatedApp;
@@ -19,6 +28,11 @@ export interface SocketDeps {
 }
 
 const now = () => new Date().toISOString();
+
+/** Emits a server event whose payload has its declared type (see `serverPayloads`). */
+function send<E extends ServerEvent>(to: Socket, event: E, payload: ServerPayload<E>): void {
+  to.emit(event, payload);
+}
 
 /**
  * socket.io on the uWebSockets.js app (namespace `/`, path `/socket.io`). A handshake needs
@@ -54,9 +68,9 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
   io.on('connection', (socket: Socket) => {
     const { sessionId } = socket.data as { did: string; sessionId: string };
     void socket.join(sessionId);
-    socket.on('ping', () => socket.emit('pong', { timestamp: now(), sessionId }));
+    socket.on('ping', () => send(socket, 'pong', { timestamp: now(), sessionId }));
     socket.on('status', () =>
-      socket.emit('status', {
+      send(socket, 'status', {
         connected: true,
         sessionId,
         activeSessions: rooms.size,
@@ -69,12 +83,17 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
     socket.on('subscribe', () => {
       void socket.join(sessionId);
       follow(sessionId).then(
-        () => socket.emit('subscribed', { sessionId, timestamp: now() }),
-        () => socket.emit('error', { message: 'could not subscribe; retry', sessionId, timestamp: now() }),
+        () => send(socket, 'subscribed', { sessionId, timestamp: now() }),
+        () => send(socket, 'error', { message: 'could not subscribe; retry', sessionId, timestamp: now() }),
       );
     });
     socket.on('list-events', () =>
-      socket.emit('available-events', { clientEvents, serverEvents, sessionId, timestamp: now() }),
+      send(socket, 'available-events', {
+        clientEvents: [...clientEvents],
+        serverEvents: [...serverEvents],
+        sessionId,
+        timestamp: now(),
+      }),
     );
     // Results for a waiting turn go through the session's event stream: whichever process runs it reads them.
     socket.on('tool_result', (payload: unknown) => relay('tool_result', toolResult.safeParse(payload)));
@@ -84,7 +103,7 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
     // `connected` only once the room follows the session's stream: an event written after the
     // client saw `connected` is never missed.
     follow(sessionId).then(
-      () => socket.emit('connected', { message: 'connected', sessionId, timestamp: now() }),
+      () => send(socket, 'connected', { message: 'connected', sessionId, timestamp: now() }),
       (err: unknown) => {
         d.log.warn({ err: String(err), sessionId }, 'socket room could not follow its session');
         socket.disconnect(true);
@@ -99,7 +118,7 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
 
     function relay(event: string, parsed: { success: boolean; data?: { toolCallId: string } }): void {
       if (!parsed.success || !parsed.data) {
-        socket.emit('error', { message: `malformed ${event}`, sessionId, timestamp: now() });
+        send(socket, 'error', { message: `malformed ${event}`, sessionId, timestamp: now() });
         return;
       }
       emitChatEvent(
@@ -120,8 +139,16 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
       f = lastEventId(d.redis, d.keys, sessionId).then((from) =>
         d.hub.follow(sessionId, from, (e) => {
           if (!forwarded.has(e.event)) return;
-          const name = e.event === 'router.update' ? 'router_update' : e.event;
-          io.to(sessionId).emit(name, { ...e.data, sessionId, requestId: e.requestId });
+          const name = (e.event === 'router.update' ? 'router_update' : e.event) as ServerEvent;
+          const payload = serverPayloads[name].safeParse({ ...e.data, sessionId, requestId: e.requestId });
+          if (!payload.success) {
+            d.log.warn(
+              { event: e.event, sessionId, id: e.id },
+              'agent event does not fit its payload type; not forwarded',
+            );
+            return;
+          }
+          io.to(sessionId).emit(name, payload.data);
         }),
       );
       rooms.set(sessionId, f);
