@@ -59,6 +59,8 @@ export interface AgentSink {
   render(component: { componentName: string; args: unknown }): Promise<void>;
   /** Which way the agent went (`router.update`: the tools it chose, or a plain answer). */
   route(step: string): Promise<void>;
+  /** A tool of the oracle failed: the runner logs why (the client and the model are told less). */
+  toolFailed(name: string, err: unknown): void;
 }
 
 /** The agent behind the oracle: the embedded one, or an OpenAI-compatible provider. */

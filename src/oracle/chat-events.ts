@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../actors/runtime/keys.js';
 import { Backoff, sleep } from '../actors/runtime/backoff.js';
+import { compareStreamIds } from '../actors/runtime/stream-id.js';
 import type { Logger } from '../log.js';
 
 /** One event of a turn, as it sits in `hearth:events:chat:<sessionId>` (readable with redis-cli). */
@@ -58,24 +59,39 @@ export async function lastEventId(redis: Redis, keys: Keys, sessionId: string): 
   return last?.[0] ?? '0';
 }
 
-/** The events of a session's stream after `from` (exclusive), oldest first. */
-export async function readChatEvents(redis: Redis, keys: Keys, sessionId: string, from: string): Promise<ChatEvent[]> {
-  const entries = await redis.xrange(keys.chatEvents(sessionId), `(${from}`, '+');
-  return entries.flatMap(([id, fields]) => decode(id, fields) ?? []);
+type Listener = (e: ChatEvent) => void;
+
+/** One listener: it sees each event after `last` once, from reads issued after it joined. */
+interface Follower {
+  listener: Listener;
+  last: string;
+  /** The first read whose events it may see (one issued after it joined, from its cursor). */
+  fromRead: number;
 }
 
-type Listener = (e: ChatEvent) => void;
+/** A followed stream: where the next read starts, and the read that last moved it back. */
+interface Followed {
+  cursor: string;
+  rewoundAt: number;
+  followers: Set<Follower>;
+}
 
 /**
  * Every SSE stream of this gateway follows its session's event stream through ONE blocking
  * connection: each read asks Redis for all followed streams at once and hands the events out.
  * So any gateway can serve any session's stream, whichever process runs the turn.
+ *
+ * Each listener gets exactly the events after its own `from`, in order, whoever else follows the
+ * session here: one that joins behind the shared cursor moves it back (the others skip what they
+ * have seen), one that joins ahead of it skips what comes before its `from`.
  */
 export class ChatEventHub {
   /** By stream key (computed once per session, not on every read). */
-  private readonly followers = new Map<string, { cursor: string; listeners: Set<Listener> }>();
+  private readonly followers = new Map<string, Followed>();
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
+  /** Reads issued so far (the one in flight, if any, is number `reads`). */
+  private reads = 0;
 
   constructor(
     private readonly reader: Redis,
@@ -86,13 +102,23 @@ export class ChatEventHub {
   /** Calls `listener` with each event of `sessionId` after `from`; returns the unsubscribe. */
   follow(sessionId: string, from: string, listener: Listener): () => void {
     const stream = this.keys.chatEvents(sessionId);
-    const f = this.followers.get(stream) ?? { cursor: from, listeners: new Set<Listener>() };
-    f.listeners.add(listener);
-    this.followers.set(stream, f);
+    const follower: Follower = { listener, last: from, fromRead: this.reads + 1 };
+    let f = this.followers.get(stream);
+    if (!f) {
+      f = { cursor: from, rewoundAt: this.reads, followers: new Set() };
+      this.followers.set(stream, f);
+    } else {
+      // The read in flight (if any) is not this listener's: the next read starts no later than
+      // where that one did, or than `from`, so nothing after `from` passes it by.
+      if (compareStreamIds(from, f.cursor) < 0) f.cursor = from;
+      f.rewoundAt = this.reads;
+    }
+    f.followers.add(follower);
     this.loop ??= this.run();
+    const followed = f;
     return () => {
-      f.listeners.delete(listener);
-      if (f.listeners.size === 0) this.followers.delete(stream);
+      followed.followers.delete(follower);
+      if (followed.followers.size === 0 && this.followers.get(stream) === followed) this.followers.delete(stream);
     };
   }
 
@@ -111,6 +137,7 @@ export class ChatEventHub {
         continue;
       }
       try {
+        const read = ++this.reads;
         const res = await this.reader.xread(
           'COUNT',
           1000,
@@ -123,10 +150,17 @@ export class ChatEventHub {
         for (const [stream, entries] of res ?? []) {
           const f = this.followers.get(stream);
           if (!f) continue;
+          // Joined while this read was out: the cursor stays, the next read covers the newcomer.
+          const advance = f.rewoundAt < read;
           for (const [id, fields] of entries) {
-            f.cursor = id;
+            if (advance) f.cursor = id;
             const e = decode(id, fields);
-            if (e) for (const l of f.listeners) l(e);
+            if (!e) continue;
+            for (const x of f.followers) {
+              if (x.fromRead > read || compareStreamIds(id, x.last) <= 0) continue;
+              x.last = id;
+              x.listener(e);
+            }
           }
         }
         backoff.reset();

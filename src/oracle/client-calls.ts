@@ -49,6 +49,8 @@ export async function callClient(
       done({ kind: 'result', result: e.data.result, ...(error === undefined ? {} : { error }) });
     });
     turn.signal.addEventListener('abort', onAbort, { once: true });
+    // An abort while the stream id was read has already fired: a listener added now never would.
+    if (turn.signal.aborted) onAbort();
   });
   await emitChatEvent(d.redis, d.keys, turn.sessionId, turn.requestId, events.call, events.payload);
   return answered;

@@ -1,6 +1,9 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
+/** A model silent this long (no headers, no next chunk) is given up on, and the turn with it. */
+export const MODEL_IDLE_TIMEOUT_MS = 120_000;
+
 /** Connections to the model stay open between turns (one per turn in flight, reused after). */
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
@@ -14,11 +17,13 @@ export function postForStream(
   headers: Record<string, string>,
   body: string,
   signal: AbortSignal,
+  idleTimeoutMs = MODEL_IDLE_TIMEOUT_MS,
 ): Promise<IncomingMessage> {
   const u = new URL(url);
   const secure = u.protocol === 'https:';
   const send = secure ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
+    let response: IncomingMessage | undefined;
     const req = send(
       u,
       {
@@ -27,9 +32,19 @@ export function postForStream(
         headers: { ...headers, 'content-length': Buffer.byteLength(body) },
         signal,
       },
-      resolve,
+      (res) => {
+        response = res;
+        resolve(res);
+      },
     );
     req.on('error', reject);
+    // Covers the wait for headers and every gap between body chunks (the socket's idle time);
+    // the reader of the body sees this reason, not a bare "aborted".
+    req.setTimeout(idleTimeoutMs, () => {
+      const err = new Error(`the language model sent nothing for ${idleTimeoutMs / 1000} s`);
+      response?.destroy(err);
+      req.destroy(err);
+    });
     req.end(body);
   });
 }

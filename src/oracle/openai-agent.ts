@@ -31,6 +31,8 @@ export function openAiAgent(o: {
   apiKey?: string;
   model: string;
   tools: readonly OracleTool[];
+  /** How long the model may stay silent (default 120 s). */
+  idleTimeoutMs?: number;
 }): Agent {
   const url = `${o.baseUrl.replace(/\/$/, '')}/chat/completions`;
   const declared = o.tools.map((t) => ({
@@ -61,6 +63,7 @@ export function openAiAgent(o: {
           },
           JSON.stringify({ model: o.model, messages, tools: functions, stream: true }),
           turn.signal,
+          o.idleTimeoutMs,
         ).catch((err: unknown) => {
           if (turn.signal.aborted) return undefined;
           throw err;
@@ -142,6 +145,7 @@ function parseArgs(text: string): unknown {
 async function* deltas(body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<Delta> {
   const decoder = new TextDecoder();
   let buffered = '';
+  let finished = false;
   try {
     for await (const chunk of body) {
       buffered += decoder.decode(chunk, { stream: true });
@@ -151,7 +155,10 @@ async function* deltas(body: AsyncIterable<Uint8Array>, signal: AbortSignal): As
         buffered = buffered.slice(nl + 1);
         if (!line.startsWith('data:')) continue;
         const data = line.slice(5).trim();
-        if (data === '[DONE]') return;
+        // Read to the end of the body even so: a response read to its end leaves its
+        // connection to be reused (one cut short takes its socket with it).
+        if (data === '[DONE]') finished = true;
+        if (finished) continue;
         try {
           const parsed = JSON.parse(data) as { choices?: Array<{ delta?: Delta }> };
           const delta = parsed.choices?.[0]?.delta;

@@ -3,7 +3,7 @@ import type { OracleTool } from './tools.js';
 
 /**
  * Runs one of the oracle's own tools for the caller, as every agent does: `tool_call`
- * isRunning, the tool, `tool_call` done (or error, with the reason as output), and a
+ * isRunning, the tool, `tool_call` done (or error, without the reason), and a
  * `render_component` when the tool names a component for its result.
  */
 export async function runOracleTool(
@@ -17,8 +17,10 @@ export async function runOracleTool(
   try {
     record = { name: tool.name, id: call.id, args: call.args, status: 'done', output: await tool.run(call.did) };
   } catch (err) {
-    // The model (or the embedded answer) sees the failure; the turn goes on.
-    const error = err instanceof Error ? err.message : String(err);
+    // The model (or the embedded answer) sees that it failed, not why: the reason (a database
+    // host, a query) is for the logs, not for the transcript or the client.
+    sink.toolFailed(tool.name, err);
+    const error = 'this tool could not run just now';
     record = { name: tool.name, id: call.id, args: call.args, status: 'error', output: { error } };
   }
   await sink.toolCall({ ...base, status: record.status, output: record.output });

@@ -5,6 +5,7 @@ import type { Keys } from '../actors/runtime/keys.js';
 import type { Logger } from '../log.js';
 import type { AgActionDeclaration, Agent, BrowserToolDeclaration, ClientCall, ToolCallRecord } from './agent.js';
 import { emitChatEvent, isAbortOf, type ChatEventHub } from './chat-events.js';
+import { keepTurn, releaseTurn } from './turn-mark.js';
 import { CLIENT_CALL_TIMEOUT_MS, callClient, OUTCOME_UNKNOWN, type ClientCallDeps } from './client-calls.js';
 
 export interface TurnDeps extends ClientCallDeps {
@@ -34,7 +35,7 @@ export interface TurnInput {
  * calls go to the session's event stream in the wire reference's order (reasoning, message…,
  * tool_call…, reasoning complete, done — or error then done), and the answer joins the
  * transcript. An abort (an event any process may write to the session's stream) stops the agent; the stream still ends with
- * `done`. The turn's in-flight mark is cleared at the end.
+ * `done`. The turn's in-flight mark is renewed while it runs and cleared at the end (if still its own).
  */
 export async function runTurn(
   d: TurnDeps,
@@ -44,6 +45,7 @@ export async function runTurn(
     emitChatEvent(d.redis, d.keys, t.sessionId, t.requestId, event, data);
   const stamp = () => new Date().toISOString();
   const abort = new AbortController();
+  const stopKeeping = keepTurn(d.redis, d.keys, t.sessionId, t.requestId);
   // Through the gateway's one blocking read, shared with the turn's SSE stream: no polling.
   const unfollow = d.hub.follow(t.sessionId, t.from, (e) => isAbortOf(e, t.requestId) && abort.abort());
   const id = randomUUID();
@@ -88,6 +90,11 @@ export async function runTurn(
         render: (c) =>
           emit('render_component', { ...c, status: 'done', sessionId: t.sessionId, requestId: t.requestId }),
         route: (step) => emit('router.update', { step, sessionId: t.sessionId, requestId: t.requestId }),
+        toolFailed: (name, err) =>
+          d.log.warn(
+            { tool: name, err: err instanceof Error ? err.message : String(err), sessionId: t.sessionId },
+            'tool failed',
+          ),
       },
     );
     await d.client.ask('chat', t.sessionId, {
@@ -121,7 +128,8 @@ export async function runTurn(
     unfollow();
     // The session is free before `done` goes out: a client that sends its next message as soon
     // as it sees `done` is never told a turn is still in flight.
-    await d.redis.del(d.keys.chatTurn(t.sessionId), d.keys.chatTurnStart(t.requestId)).catch(() => undefined);
+    stopKeeping();
+    await releaseTurn(d.redis, d.keys, t.sessionId, t.requestId).catch(() => undefined);
     await emit('done', {}).catch(() => undefined);
   }
 }

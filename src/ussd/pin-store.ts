@@ -4,6 +4,8 @@ import type { Sql } from '../store/db.js';
 /** Wrong PINs in a row before a phone is locked, and for how long. */
 export const MAX_PIN_ATTEMPTS = 3;
 export const LOCK_MS = 30 * 60 * 1000;
+/** How long a "this owner has a PIN" answer is reused (as long as the phone directory's owner). */
+const KNOWN_MS = 5_000;
 
 export type PinCheck = { ok: true } | { ok: false; reason: `wrong:${number}` | `locked:${string}` };
 
@@ -25,7 +27,8 @@ interface PinRow {
  * lockout) and sets one of their own; the old owner's row is replaced then.
  */
 export class PinStore {
-  private readonly known = new Set<string>();
+  /** `phone did` → until when a yes holds (ms). */
+  private readonly known = new Map<string, number>();
 
   constructor(
     private readonly sql: Sql,
@@ -37,14 +40,18 @@ export class PinStore {
   }
 
   /**
-   * Whether the phone's owner `did` has a PIN. An owner only ever goes from no PIN to a PIN, so a
-   * yes is remembered (the hop path asks on every request); a no is asked again each time.
+   * Whether the phone's owner `did` has a PIN. A yes is remembered for a few seconds (the hop
+   * path asks on every request), not for good: a number that changes hands and comes back belongs
+   * to a new row by then (any process may have replaced it). A no is asked again each time.
    */
   async isSet(phone: string, did: string): Promise<boolean> {
     const known = `${phone} ${did}`;
-    if (this.known.has(known)) return true;
+    if ((this.known.get(known) ?? 0) > Date.now()) return true;
     const [row] = await this.sql`SELECT 1 AS x FROM ussd_pins WHERE phone_number = ${phone} AND did = ${did}`;
-    if (row && this.known.size < 100_000) this.known.add(known);
+    if (row) {
+      if (this.known.size >= 100_000) this.known.clear();
+      this.known.set(known, Date.now() + KNOWN_MS);
+    }
     return row !== undefined;
   }
 

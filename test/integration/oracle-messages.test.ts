@@ -1,3 +1,4 @@
+import { connect as connectTcp } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api } from '../support/api.js';
@@ -184,6 +185,42 @@ describe('oracle messages (spec 001): JSON and SSE, transcript, abort', () => {
     ]);
     expect((await send(alice, { message: 'hello' })).status).toBe(409); // one turn at a time
     await env.redis.del(`${env.prefix}:chat:turn:${sessionId}`);
+  });
+
+  it('runs a streamed turn to its end even when the client is gone before the first byte', async () => {
+    const res = await fetch(`${base}/sessions`, { method: 'POST', headers: await alice.headers() });
+    const { sessionId: sid } = (await res.json()) as { sessionId: string };
+    // The whole request on a raw connection, closed at once: the phone loses its signal right
+    // after sending, before hearth has written a byte back.
+    const body = JSON.stringify({ message: 'Any voucher for me?', stream: true });
+    const head = {
+      ...(await alice.headers()),
+      'content-type': 'application/json',
+      'content-length': String(body.length),
+    };
+    await new Promise<void>((resolve, reject) => {
+      const socket = connectTcp(hearth.port, '127.0.0.1', () => {
+        const lines = Object.entries(head).map(([k, v]) => `${k}: ${v}`);
+        socket.end(
+          `POST /messages/${sid} HTTP/1.1\r\nhost: 127.0.0.1\r\n${lines.join('\r\n')}\r\n\r\n${body}`,
+          resolve,
+        );
+      });
+      socket.on('error', reject);
+    });
+    // The turn still answers and frees the session: the next message is taken, not refused.
+    let next = 409;
+    for (let i = 0; i < 100 && next === 409; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      next = (await send(alice, { message: 'hello again' }, sid)).status;
+    }
+    expect(next).toBe(200);
+    const list = (await (await fetch(`${base}/messages/${sid}`, { headers: await alice.headers() })).json()) as {
+      messages: Array<{ type: string; content: string }>;
+    };
+    // The first turn ran: its question and its answer are in the transcript, before the second.
+    expect(list.messages.map((m) => m.type)).toEqual(['human', 'ai', 'human', 'ai']);
+    expect(list.messages[0]!.content).toBe('Any voucher for me?');
   });
 
   it('refuses bad bodies with 400: unknown field, 11 attachments, wrong types, a huge message', async () => {

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
+import { openAiAgent } from '../../src/oracle/openai-agent.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
 
@@ -119,5 +120,44 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
       messages: Array<{ type: string; content: string }>;
     };
     expect(transcript.messages.map((m) => m.content)).toEqual(['How many vouchers do I have?', 'You have 0 vouchers.']);
+  });
+});
+
+describe('OpenAI-compatible provider that goes silent', () => {
+  it('gives up after its idle timeout instead of holding the turn open', async () => {
+    // Headers and one chunk, then nothing: a stalled provider.
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Hel' } }] })}\n\n`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const agent = openAiAgent({ baseUrl: url, model: 'm', tools: [], idleTimeoutMs: 300 });
+    const tokens: string[] = [];
+    const sink = {
+      token: (t: string) => Promise.resolve(void tokens.push(t)),
+      toolCall: () => Promise.resolve(),
+      browserTool: () => Promise.resolve(undefined),
+      action: () => Promise.resolve({ status: 'done' as const, output: undefined }),
+      render: () => Promise.resolve(),
+      route: () => Promise.resolve(),
+      toolFailed: () => undefined,
+    };
+    const started = Date.now();
+    const turn = {
+      sessionId: 's',
+      requestId: 'r',
+      did: 'did:key:z',
+      message: 'hi',
+      signal: new AbortController().signal,
+    };
+    await expect(agent.run(turn, sink)).rejects.toThrow('the language model sent nothing for 0.3 s');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(tokens).toEqual(['Hel']);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   });
 });

@@ -36,6 +36,13 @@ const preferences: OraclePlugin = {
       trigger: /tip/i,
       run: () => Promise.resolve({ tip: 'keep the stove lid on' }),
     },
+    {
+      name: 'stove_stock',
+      description: 'Stoves in stock (its store is down in this test).',
+      parameters: { type: 'object', properties: {} },
+      trigger: /stock/i,
+      run: () => Promise.reject(new Error('connect ECONNREFUSED db.internal:5432 (user stock_reader)')),
+    },
   ],
 };
 
@@ -124,6 +131,13 @@ describe('oracle plugins: routes, auth-excluded routes, tools, and the credits g
   it("calls a plugin's tool from the agent", async () => {
     const r = await ask(users.paid, 'Any tip for cooking?');
     expect(r.body.message?.content).toContain('cooking_tip: {"tip":"keep the stove lid on"}');
+  });
+
+  it("keeps a failing tool's reason out of the answer: the turn goes on, the client sees only that it failed", async () => {
+    const r = await ask(users.paid, 'Are stoves in stock?');
+    expect(r.status).toBe(200);
+    expect(r.body.message?.content).toContain('stove_stock: {"error":"this tool could not run just now"}');
+    expect(JSON.stringify(r.body)).not.toMatch(/db\.internal|stock_reader/);
   });
 
   it('serves plugin routes behind UCAN, and auth-excluded ones without, all in the OpenAPI document', async () => {

@@ -52,6 +52,23 @@ describe('docker-compose.yml', () => {
     expect(bases.length).toBeGreaterThan(0);
     for (const base of bases) expect(base).toBe('node:20-bookworm-slim');
   });
+
+  it('copies the install scripts before the install (its postinstall guards the postgres driver)', () => {
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
+    const scripts = dockerfile.indexOf('COPY scripts ./scripts');
+    expect(scripts).toBeGreaterThan(-1);
+    expect(scripts).toBeLessThan(dockerfile.indexOf('RUN npm install'));
+  });
+});
+
+describe('the postgres driver', () => {
+  it('is installed with the closed-socket guard of scripts/patch-postgres.mjs, in both builds', () => {
+    for (const file of ['node_modules/postgres/src/connection.js', 'node_modules/postgres/cjs/src/connection.js']) {
+      const text = readFileSync(file, 'utf8');
+      expect(text, file).toContain('hearth: closed-socket guard');
+      expect(text, file).toContain("error(Errors.connection('CONNECTION_CLOSED', options))");
+    }
+  });
 });
 
 describe('.env.example', () => {

@@ -36,7 +36,7 @@ export interface Keys {
   /** The request id of a chat session's turn in flight (absent: none). */
   chatTurn(sessionId: string): string;
   /** The session stream's last id before a turn began (a resumed stream replays from there). */
-  chatTurnStart(requestId: string): string;
+  chatTurnStart(sessionId: string, requestId: string): string;
   /** Marks a supplier message signature as used (replay protection), by its SHA-256. */
   seenSignature(digest: string): string;
   /** Sorted set of live USSD sessions, scored by their last activity (ms). */
@@ -64,7 +64,7 @@ export function createKeys(prefix: string): Keys {
     replies: (gatewayId) => `${prefix}:reply:${checkId(gatewayId)}`,
     chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
     chatTurn: (sessionId) => `${prefix}:chat:turn:${checkId(sessionId)}`,
-    chatTurnStart: (requestId) => `${prefix}:chat:turn-start:${checkId(requestId)}`,
+    chatTurnStart: (sessionId, requestId) => `${prefix}:chat:turn-start:${checkId(sessionId)}:${checkId(requestId)}`,
     seenSignature: (digest) => `${prefix}:sig:${checkId(digest)}`,
     ussdLive: () => `${prefix}:ussd:live`,
     ussdSummaries: () => `${prefix}:ussd:sessions`,

@@ -6,6 +6,8 @@ import type { Keys } from '../../actors/runtime/keys.js';
 import { AppError } from '../../errors/index.js';
 import { lastEventId, requestAbort, type ChatEventHub } from '../../oracle/chat-events.js';
 import { runTurn, type TurnDeps } from '../../oracle/turn-runner.js';
+import { releaseTurn, takeTurn, TURN_MS } from '../../oracle/turn-mark.js';
+import { compareStreamIds, isStreamId } from '../../actors/runtime/stream-id.js';
 import type { Sql } from '../../store/db.js';
 import { chatTranscript } from '../../store/chat-transcript.js';
 import type { UcanAuthenticator } from '../auth/ucan/index.js';
@@ -17,10 +19,6 @@ import { turnStream, type TurnStreamDeps } from './turn-stream.js';
 import { ucanGuarded } from './oracle-auth.js';
 
 const sessionParams = z.object({ sessionId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'is not a session id') });
-/** A Redis stream id, as `Last-Event-ID` carries it back. */
-const STREAM_ID = /^\d{1,20}-\d{1,20}$/;
-/** How long a turn may hold its session (a crashed gateway's mark expires after this). */
-const TURN_MS = 10 * 60 * 1000;
 
 export interface MessageDeps extends TurnDeps, TurnStreamDeps {
   /** Plugins' checks before a turn (the credits gate answers 402 there). */
@@ -69,12 +67,16 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
         await owned(sessionId, who.did);
         const requestId = await d.redis.get(d.keys.chatTurn(sessionId));
         if (!requestId) return { status: 204 };
-        const resumeAfter = ctx.headers['last-event-id'];
+        const start = (await d.redis.get(d.keys.chatTurnStart(sessionId, requestId))) ?? '0';
+        // Resume after the client's last event, if it lies within this turn (an id from before
+        // the turn or from the future would skip or stall the stream).
+        const after = ctx.headers['last-event-id'];
+        const latest = await lastEventId(d.redis, d.keys, sessionId);
         const from =
-          resumeAfter && STREAM_ID.test(resumeAfter)
-            ? resumeAfter
-            : ((await d.redis.get(d.keys.chatTurnStart(requestId))) ?? '0');
-        return turnStream(d, { sessionId, requestId, from }, { replay: true });
+          after && isStreamId(after) && compareStreamIds(after, start) > 0 && compareStreamIds(after, latest) <= 0
+            ? after
+            : start;
+        return turnStream(d, { sessionId, requestId, from }, { withIds: true });
       }),
     },
     {
@@ -109,8 +111,7 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
         // Where the turn's events begin (read before the turn is taken, so an abort sent as soon
         // as it is taken still comes after it): a stream resumed on any gateway replays from here.
         const from = await lastEventId(d.redis, d.keys, sessionId);
-        const took = await d.redis.set(d.keys.chatTurn(sessionId), requestId, 'PX', TURN_MS, 'NX');
-        if (took !== 'OK')
+        if (!(await takeTurn(d.redis, d.keys, sessionId, requestId)))
           throw new AppError('CHAT_TURN_IN_FLIGHT', 'this session is already answering; abort it or wait');
         const turn = {
           sessionId,
@@ -122,7 +123,13 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
           ...(body.agActions ? { agActions: body.agActions } : {}),
           from,
         };
-        await d.redis.set(d.keys.chatTurnStart(requestId), from, 'PX', TURN_MS);
+        try {
+          await d.redis.set(d.keys.chatTurnStart(sessionId, requestId), from, 'PX', TURN_MS);
+        } catch (err) {
+          // The turn never started: the session must not stay taken.
+          await releaseTurn(d.redis, d.keys, sessionId, requestId).catch(() => undefined);
+          throw err;
+        }
         if (!body.stream) {
           const result = await runTurn(d, turn);
           return json(200, {
@@ -131,12 +138,10 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
             ...(body.returnAllMessages ? { messages: await chatTranscript(d.sql, sessionId) } : {}),
           });
         }
-        // The turn runs on even if the client leaves: its answer joins the transcript.
-        return turnStream(
-          d,
-          { sessionId, requestId, from },
-          { replay: false, start: () => void runTurn(d, turn).catch(() => undefined) },
-        );
+        // Started here, not when the stream opens: the turn runs (and frees the session) even if
+        // the client is gone before its first byte; its answer joins the transcript.
+        void runTurn(d, turn).catch(() => undefined);
+        return turnStream(d, { sessionId, requestId, from }, { withIds: false });
       }),
     },
   ];

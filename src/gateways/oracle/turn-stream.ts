@@ -1,6 +1,4 @@
-import type { Redis } from 'ioredis';
-import type { Keys } from '../../actors/runtime/keys.js';
-import { readChatEvents, type ChatEvent, type ChatEventHub } from '../../oracle/chat-events.js';
+import type { ChatEvent, ChatEventHub } from '../../oracle/chat-events.js';
 import type { Reply } from '../http/reply.js';
 
 /** The wire reference's heartbeat: a comment every 15 s keeps proxies from closing a quiet stream. */
@@ -19,68 +17,38 @@ export interface TurnStreamDeps {
   /** Overrides the 15 s heartbeat (ORACLE_SSE_HEARTBEAT_SECONDS). */
   heartbeatMs?: number;
   hub: ChatEventHub;
-  redis: Redis;
-  keys: Keys;
-}
-
-/** Redis stream ids compare as (milliseconds, sequence). */
-function isAfter(id: string, than: string): boolean {
-  const [am = 0, as = 0] = id.split('-').map(Number);
-  const [bm = 0, bs = 0] = than.split('-').map(Number);
-  return am > bm || (am === bm && as > bs);
 }
 
 /**
  * An SSE reply carrying one turn's events (those with its request id) after `from`, up to its
- * `done`. The POST that starts the turn streams what follows its start, in the wire reference's
- * frames exactly. A resumed stream (`replay`) first sends what the session's Redis stream already
- * holds, then follows; its frames carry `id:` so a client can resume again with Last-Event-ID.
- * `start` runs once the follower is in place: no event of the turn can slip past it.
+ * `done`, whenever the stream starts: the gateway's event hub hands a late follower what it
+ * missed. The POST that starts the turn sends the wire reference's frames exactly; a followed
+ * stream (`withIds`) adds `id:` so a client can resume with Last-Event-ID.
  */
 export function turnStream(
   d: TurnStreamDeps,
   t: { sessionId: string; requestId: string; from: string },
-  o: { replay: boolean; start?: () => void },
+  o: { withIds: boolean },
 ): Reply {
   const frame = (e: ChatEvent) =>
-    `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n${o.replay ? `id: ${e.id}\n` : ''}\n`;
+    `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n${o.withIds ? `id: ${e.id}\n` : ''}\n`;
   return {
     status: 200,
     headers: SSE_HEADERS,
     stream: (write, signal) =>
       new Promise<void>((resolve) => {
-        let last = t.from;
-        let finished = false;
         const heartbeat = setInterval(() => write(': heartbeat\n\n'), d.heartbeatMs ?? HEARTBEAT_MS);
         const finish = () => {
-          if (finished) return;
-          finished = true;
           clearInterval(heartbeat);
-          stop?.();
+          stop();
           resolve();
         };
-        const deliver = (e: ChatEvent) => {
-          if (finished || e.requestId !== t.requestId || !isAfter(e.id, last)) return;
-          last = e.id;
+        const stop = d.hub.follow(t.sessionId, t.from, (e) => {
+          if (e.requestId !== t.requestId) return;
           write(frame(e));
           if (e.event === 'done') finish();
-        };
-        let stop: (() => void) | undefined;
+        });
         signal.addEventListener('abort', finish, { once: true });
-        if (!o.replay) {
-          stop = d.hub.follow(t.sessionId, t.from, deliver);
-          o.start?.();
-          return;
-        }
-        // What is already there, then what comes: the follower starts where the history ended.
-        readChatEvents(d.redis, d.keys, t.sessionId, t.from).then(
-          (events) => {
-            const until = events.at(-1)?.id ?? t.from;
-            for (const e of events) deliver(e);
-            if (!finished) stop = d.hub.follow(t.sessionId, until, deliver);
-          },
-          () => finish(),
-        );
       }),
   };
 }

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
+import { ChatEventHub, emitChatEvent, type ChatEvent } from '../../src/oracle/chat-events.js';
+import { releaseTurn, takeTurn } from '../../src/oracle/turn-mark.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+
+/** Resolves once `seen` holds `n` events (or fails after 5 s). */
+async function until(seen: ChatEvent[], n: number): Promise<void> {
+  for (let i = 0; seen.length < n; i++) {
+    if (i > 250) throw new Error(`only ${seen.length} of ${n} events`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('chat event hub: each listener gets exactly the events after its own `from`', () => {
+  let env: Isolated;
+  let reader: Redis;
+  let hub: ChatEventHub;
+
+  beforeAll(async () => {
+    env = await isolated();
+    reader = await connectRedis(createRedis(env.redisUrl, 'test-hub', { blocking: true }), env.redisUrl);
+    hub = new ChatEventHub(reader, env.keys, env.log);
+  });
+
+  afterAll(async () => {
+    await hub.close();
+    await env.cleanup();
+  });
+
+  const emit = async (session: string, n: number) => {
+    await emitChatEvent(env.redis, env.keys, session, 'req', 'message', { n });
+    const [last] = await env.redis.xrevrange(env.keys.chatEvents(session), '+', '-', 'COUNT', 1);
+    return last![0];
+  };
+  const numbers = (seen: ChatEvent[]) => seen.map((e) => e.data.n);
+
+  it('hands a late listener what the shared cursor had passed, and nobody anything twice', async () => {
+    const a: ChatEvent[] = [];
+    const stopA = hub.follow('s1', '0', (e) => a.push(e));
+    const first = await emit('s1', 1);
+    await emit('s1', 2);
+    const third = await emit('s1', 3);
+    await until(a, 3);
+    // B joins behind the hub's cursor (after event 1), C at its head (after event 3).
+    const b: ChatEvent[] = [];
+    const c: ChatEvent[] = [];
+    const stopB = hub.follow('s1', first, (e) => b.push(e));
+    const stopC = hub.follow('s1', third, (e) => c.push(e));
+    await emit('s1', 4);
+    await until(b, 3);
+    await until(c, 1);
+    await new Promise((r) => setTimeout(r, 300)); // room for a duplicate to show up
+    expect(numbers(a)).toEqual([1, 2, 3, 4]);
+    expect(numbers(b)).toEqual([2, 3, 4]);
+    expect(numbers(c)).toEqual([4]);
+    stopA();
+    stopB();
+    stopC();
+  });
+
+  it('keeps listeners of other sessions apart, and stops delivering after unsubscribe', async () => {
+    const x: ChatEvent[] = [];
+    const y: ChatEvent[] = [];
+    const stopX = hub.follow('s2', '0', (e) => x.push(e));
+    const stopY = hub.follow('s3', '0', (e) => y.push(e));
+    await emit('s2', 1);
+    await emit('s3', 9);
+    await until(x, 1);
+    await until(y, 1);
+    stopX();
+    await emit('s2', 2);
+    await emit('s3', 10);
+    await until(y, 2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(numbers(x)).toEqual([1]);
+    expect(numbers(y)).toEqual([9, 10]);
+    stopY();
+  });
+});
+
+describe('turn marks: one turn per session, cleared only by the turn that holds it', () => {
+  let env: Isolated;
+
+  beforeAll(async () => {
+    env = await isolated();
+  });
+
+  afterAll(async () => {
+    await env.cleanup();
+  });
+
+  it("does not let a lapsed turn clear the next turn's mark", async () => {
+    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-a')).toBe(true);
+    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-b')).toBe(false);
+    // Turn A's mark lapses (a crashed gateway, a turn past its time) and B takes the session.
+    await env.redis.del(env.keys.chatTurn('sess'));
+    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-b')).toBe(true);
+    await releaseTurn(env.redis, env.keys, 'sess', 'turn-a'); // A finishes late
+    expect(await env.redis.get(env.keys.chatTurn('sess'))).toBe('turn-b');
+    await releaseTurn(env.redis, env.keys, 'sess', 'turn-b');
+    expect(await env.redis.exists(env.keys.chatTurn('sess'))).toBe(0);
+  });
+});
