@@ -2,9 +2,10 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# Before the install: its postinstall guards the postgres driver (scripts/patch-postgres.mjs).
+COPY scripts ./scripts
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts ./scripts
 COPY src ./src
 COPY bench ./bench
 RUN npm run build && npm prune --omit=dev
