@@ -1,6 +1,6 @@
-import { Agent, createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'node:http';
 import type { BenchEnv } from '../lib/env.js';
+import { fakeModel, slowWords } from '../lib/fake-model.js';
 import { startGateway } from '../lib/gateway.js';
 import { percentileOf, rssKb } from '../lib/measure.js';
 import { oracleIdentity, ucanUser } from '../lib/ucan.js';
@@ -20,30 +20,6 @@ export interface SseResult {
 
 const TOKENS = 20;
 const TOKEN_GAP_MS = 250;
-
-/** An OpenAI-compatible model that talks slowly: 20 tokens, 250 ms apart (streams stay open ~5 s). */
-function slowModel(): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      let n = 0;
-      const tick = setInterval(() => {
-        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: `t${n} ` } }] })}\n\n`);
-        if (++n === TOKENS) {
-          clearInterval(tick);
-          res.end('data: [DONE]\n\n');
-        }
-      }, TOKEN_GAP_MS);
-      res.on('close', () => clearInterval(tick));
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` }),
-    ),
-  );
-}
 
 /** POSTs and reads an SSE (or plain streamed) body; resolves the time to the first chunk that matches. */
 function streamOnce(
@@ -93,7 +69,8 @@ function streamOnce(
  * the first token, against the same model called directly at the same concurrency.
  */
 export async function sseStreams(env: BenchEnv, streams: number): Promise<SseResult> {
-  const model = await slowModel();
+  // A model that talks slowly: 20 tokens, 250 ms apart (streams stay open ~5 s).
+  const model = await fakeModel(slowWords(TOKENS, TOKEN_GAP_MS, 't'));
   const oracleDid = await oracleIdentity();
   const gateway = await startGateway(env, {
     ORACLE_DID: oracleDid,
@@ -171,6 +148,6 @@ export async function sseStreams(env: BenchEnv, streams: number): Promise<SseRes
   } finally {
     agent.destroy();
     await gateway.stop();
-    await new Promise((resolve) => model.server.close(resolve));
+    await model.close();
   }
 }

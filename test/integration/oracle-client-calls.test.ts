@@ -1,8 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
+import { fakeModel, type FakeModel } from '../support/fake-model.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
@@ -13,32 +12,19 @@ type Frame = { event: string; data: Record<string, unknown> };
  * A model that calls the client: `read_page` (a browser tool) when asked about the page,
  * `confirm_delivery` (an AG-UI action) when asked to confirm; once it has the result, it says it.
  */
-function model(): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const { messages } = JSON.parse(body) as { messages: Array<{ role: string; content: string | null }> };
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const send = (delta: unknown) => res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`);
-      const result = messages.find((m) => m.role === 'tool');
-      const asked = messages.find((m) => m.role === 'user')?.content ?? '';
-      const call = asked.includes('page')
-        ? { id: 'call_page', function: { name: 'read_page', arguments: '{"selector":"h1"}' } }
-        : {
-            id: `call_${Math.random().toString(36).slice(2)}`,
-            function: { name: 'confirm_delivery', arguments: '{"voucherId":"v-9"}' },
-          };
-      if (!result) send({ tool_calls: [{ index: 0, ...call }] });
-      else send({ content: `The client said ${result.content}` });
-      res.end('data: [DONE]\n\n');
-    });
+function model(): Promise<FakeModel> {
+  return fakeModel((request, send) => {
+    const result = request.messages.find((m) => m.role === 'tool');
+    const asked = request.messages.find((m) => m.role === 'user')?.content ?? '';
+    const call = asked.includes('page')
+      ? { id: 'call_page', function: { name: 'read_page', arguments: '{"selector":"h1"}' } }
+      : {
+          id: `call_${Math.random().toString(36).slice(2)}`,
+          function: { name: 'confirm_delivery', arguments: '{"voucherId":"v-9"}' },
+        };
+    if (!result) send({ tool_calls: [{ index: 0, ...call }] });
+    else send({ content: `The client said ${result.content}` });
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` }),
-    ),
-  );
 }
 
 /** The SSE frames of a whole response. */
@@ -57,7 +43,7 @@ describe('client calls: browser tools and AG-UI actions answered over socket.io'
   let hearth: Hearth;
   let b: HearthProcess;
   let baseB = '';
-  let llm: Awaited<ReturnType<typeof model>>;
+  let llm: FakeModel;
   let oracleDid = '';
   let base = '';
   const sockets: Socket[] = [];
@@ -88,7 +74,7 @@ describe('client calls: browser tools and AG-UI actions answered over socket.io'
     await b.stop();
     await hearth.close();
     await env.cleanup();
-    await new Promise((resolve) => llm.server.close(resolve));
+    await llm.close();
   });
 
   /** A user with a session and a socket connected to it, as the ixo client SDK connects. */

@@ -1,8 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { openAiAgent } from '../../src/oracle/openai-agent.js';
+import { fakeModel, type FakeModel } from '../support/fake-model.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
 
@@ -13,35 +12,23 @@ import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the test reads arbitrary request JSON
 type Json = Record<string, any>;
 
-function fakeLlm(): Promise<{ server: Server; url: string; requests: Json[] }> {
+async function fakeLlm(): Promise<FakeModel & { requests: Json[] }> {
   const requests: Json[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const parsed = JSON.parse(body) as { messages: Array<{ role: string; content: string | null }> };
-      requests.push({ ...parsed, authorization: req.headers.authorization });
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const send = (delta: unknown) => res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`);
-      const toolResult = parsed.messages.find((m) => m.role === 'tool');
-      if (!toolResult) {
-        send({
-          role: 'assistant',
-          tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'my_vouchers', arguments: '' } }],
-        });
-        send({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] });
-      } else {
-        const vouchers = JSON.parse(toolResult.content ?? '[]') as unknown[];
-        for (const piece of ['You have ', String(vouchers.length), ' vouchers.']) send({ content: piece });
-      }
-      res.end('data: [DONE]\n\n');
-    });
+  const model = await fakeModel((request, send, http) => {
+    requests.push({ ...request, authorization: http.headers.authorization });
+    const toolResult = request.messages.find((m) => m.role === 'tool');
+    if (!toolResult) {
+      send({
+        role: 'assistant',
+        tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'my_vouchers', arguments: '' } }],
+      });
+      send({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] });
+    } else {
+      const vouchers = JSON.parse(toolResult.content ?? '[]') as unknown[];
+      for (const piece of ['You have ', String(vouchers.length), ' vouchers.']) send({ content: piece });
+    }
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests }),
-    ),
-  );
+  return { ...model, requests };
 }
 
 describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
@@ -69,7 +56,7 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
   afterAll(async () => {
     await hearth.close();
     await env.cleanup();
-    await new Promise((resolve) => llm.server.close(resolve));
+    await llm.close();
   });
 
   it('streams the model, runs the tool it asks for as the caller, and feeds the result back', async () => {
@@ -126,15 +113,11 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
 describe('OpenAI-compatible provider that goes silent', () => {
   it('gives up after its idle timeout instead of holding the turn open', async () => {
     // Headers and one chunk, then nothing: a stalled provider.
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Hel' } }] })}\n\n`);
-      });
+    const silent = await fakeModel((_request, send) => {
+      send({ content: 'Hel' });
+      return new Promise<void>(() => undefined);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const url = silent.url;
     const agent = openAiAgent({ baseUrl: url, model: 'm', tools: [], idleTimeoutMs: 300 });
     const tokens: string[] = [];
     const sink = {
@@ -157,7 +140,6 @@ describe('OpenAI-compatible provider that goes silent', () => {
     await expect(agent.run(turn, sink)).rejects.toThrow('the language model sent nothing for 0.3 s');
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(tokens).toEqual(['Hel']);
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await silent.close();
   });
 });

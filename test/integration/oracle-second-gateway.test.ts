@@ -1,37 +1,12 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
+import { fakeModel, slowWords, type FakeModel } from '../support/fake-model.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
 
 type Frame = { event: string; data: Record<string, unknown>; id?: string };
 type User = Awaited<ReturnType<typeof ucanUser>>;
-
-/** A slow model: 30 words, 40 ms apart, so a turn is still in flight while a second gateway joins. */
-function slowModel(): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      let n = 0;
-      const timer = setInterval(() => {
-        if (res.destroyed) return clearInterval(timer);
-        if (n === 30) {
-          clearInterval(timer);
-          return res.end('data: [DONE]\n\n');
-        }
-        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: `w${n++} ` } }] })}\n\n`);
-      }, 40);
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` }),
-    ),
-  );
-}
 
 function parse(text: string): Frame[] {
   return text
@@ -52,7 +27,7 @@ const withoutIds = (frames: Frame[]) => frames.map(({ event, data }) => ({ event
 
 describe('a turn streamed by one gateway process, followed and aborted from another', () => {
   let env: Isolated;
-  let llm: Awaited<ReturnType<typeof slowModel>>;
+  let llm: FakeModel;
   let a: Hearth;
   let b: HearthProcess;
   let baseA = '';
@@ -62,7 +37,8 @@ describe('a turn streamed by one gateway process, followed and aborted from anot
   let sessionId = '';
 
   beforeAll(async () => {
-    llm = await slowModel();
+    // A slow model: 30 words, 40 ms apart, so a turn is still in flight while a second gateway joins.
+    llm = await fakeModel(slowWords(30, 40));
     env = await isolated();
     const oracleDid = await oracleIdentity();
     a = await startHearth(env.config({ ACTOR_PARTITIONS: '2', ORACLE_DID: oracleDid, LLM_BASE_URL: llm.url }), env.log);
@@ -79,7 +55,7 @@ describe('a turn streamed by one gateway process, followed and aborted from anot
     await b.stop();
     await a.close();
     await env.cleanup();
-    await new Promise((resolve) => llm.server.close(resolve));
+    await llm.close();
   });
 
   const startTurn = async () =>
