@@ -1,12 +1,29 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createSecretKey,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 
 /**
  * AES-256-GCM under a key derived from a deployment secret and a purpose label, so one secret
  * (PIN_ENCRYPTION_KEY) yields a separate key per use (USSD text in Redis, stored delegations).
  * Output: base64url of nonce ‖ tag ‖ ciphertext.
  */
-const keyOf = (secret: string, purpose: string): Buffer =>
-  createHash('sha256').update(`hearth:${purpose}:${secret}`).digest();
+const derived = new Map<string, KeyObject>();
+
+/** The purpose's key, derived once per process (a USSD hop seals and opens on every request). */
+function keyOf(secret: string, purpose: string): KeyObject {
+  const id = `${purpose}:${secret}`;
+  let key = derived.get(id);
+  if (!key) {
+    key = createSecretKey(createHash('sha256').update(`hearth:${purpose}:${secret}`).digest());
+    derived.set(id, key);
+  }
+  return key;
+}
 
 export function seal(secret: string, purpose: string, text: string): string {
   const iv = randomBytes(12);

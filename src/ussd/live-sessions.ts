@@ -10,6 +10,16 @@ export interface LiveSession {
   lastActivityAt: string;
 }
 
+const TOUCH = `redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])`;
+
+/** Only the session's own phone ends it (another phone reusing the id is refused). */
+const END = `local known = redis.call('HGET', KEYS[2], ARGV[1])
+if known and cjson.decode(known).phoneNumber ~= ARGV[2] then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1`;
+
 /**
  * The sessions still alive, for `GET /api/ussd/sessions`: a sorted set by last activity and a
  * hash of summaries in Redis, written by whichever gateway served the hop. A session idle past
@@ -22,21 +32,14 @@ export class LiveSessions {
     private readonly idleMs: number,
   ) {}
 
+  /**
+   * Records a hop (or the session's end). One script per hop, not a MULTI block: a single command
+   * rides the connection's auto-pipelining with the other hops of the same tick.
+   */
   async touch(s: LiveSession, ended: boolean): Promise<void> {
-    const index = this.keys.ussdLive();
-    const summaries = this.keys.ussdSummaries();
-    if (ended) {
-      // Only the session's own phone ends it here (another phone reusing the id is refused).
-      const known = await this.redis.hget(summaries, s.sessionId);
-      if (known && (JSON.parse(known) as LiveSession).phoneNumber !== s.phoneNumber) return;
-      await this.redis.multi().zrem(index, s.sessionId).hdel(summaries, s.sessionId).exec();
-      return;
-    }
-    await this.redis
-      .multi()
-      .zadd(index, Date.parse(s.lastActivityAt), s.sessionId)
-      .hset(summaries, s.sessionId, JSON.stringify(s))
-      .exec();
+    const keys = [this.keys.ussdLive(), this.keys.ussdSummaries()];
+    if (ended) await this.redis.eval(END, 2, ...keys, s.sessionId, s.phoneNumber);
+    else await this.redis.eval(TOUCH, 2, ...keys, Date.parse(s.lastActivityAt), s.sessionId, JSON.stringify(s));
   }
 
   /** The live sessions, newest first (at most `limit`), and how many there are in all. */

@@ -2,9 +2,16 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../actors/runtime/keys.js';
 
+const COUNT = `local c = redis.call('INCR', KEYS[1])
+if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return c`;
+
 /**
  * Requests per phone number per minute. Never by IP: an aggregator sends everyone's sessions
- * from the same few addresses. One INCR per request (with the key's expiry set on its first).
+ * from the same few addresses. One INCR per request (with the key's expiry set on its first),
+ * as one script: a single command, which the connection's auto-pipelining sends together with
+ * the other hops' commands of the same tick (a MULTI block is written on its own, measured at
+ * ~130 µs of the gateway's event loop per hop here).
  */
 export class PhoneRateLimit {
   constructor(
@@ -17,7 +24,7 @@ export class PhoneRateLimit {
   async allow(phone: string, now: Date): Promise<boolean> {
     const digest = createHash('sha256').update(phone).digest('hex').slice(0, 32);
     const key = this.keys.ussdRate(digest, Math.floor(now.getTime() / 60_000));
-    const [[, count]] = (await this.redis.multi().incr(key).pexpire(key, 61_000).exec()) as [[null, number]];
+    const count = (await this.redis.eval(COUNT, 1, key, 61_000)) as number;
     return count <= this.perMinute;
   }
 }
