@@ -1,9 +1,10 @@
-import { initialTransition, transition, type AnyStateMachine } from 'xstate';
+import type { AnyStateMachine } from 'xstate';
 import type { ActorContext, Decision } from '../runtime/types.js';
 import { DEFAULT_LANGUAGE, t } from './catalog/index.js';
 import type { FlowContext, ScreenMeta } from './flows/kit.js';
 import { NAV, splitInputs } from './input.js';
 import type { UssdMessage } from './messages.js';
+import { pureTransitions } from './pure-transition.js';
 import { paginate, SCREEN_LIMIT } from './screen.js';
 import type { HopReply, Persisted, UssdSession } from './state.js';
 
@@ -29,6 +30,7 @@ type Snapshot = ReturnType<AnyStateMachine['resolveState']>;
  */
 export function ussdDecide(opts: UssdLogicOptions) {
   const { machine } = opts;
+  const steps = pureTransitions(machine);
   const restore = (p: Persisted): Snapshot => machine.resolveState({ value: p.value, context: p.context });
   const persist = (s: Snapshot): Persisted => ({ value: String(s.value), context: s.context as FlowContext });
   const known = (value: string): boolean => {
@@ -104,7 +106,7 @@ export function ussdDecide(opts: UssdLogicOptions) {
       s.page++;
       return;
     }
-    const [next] = transition(machine, restore(s.current), { type: 'INPUT', value });
+    const next = steps.next(restore(s.current), { type: 'INPUT', value });
     enter(s, persist(next), ctx, n);
   }
 
@@ -134,7 +136,7 @@ export function ussdDecide(opts: UssdLogicOptions) {
   }
 
   function create(msg: Extract<UssdMessage, { kind: 'hop' }>, ctx: ActorContext): UssdSession {
-    const [first] = initialTransition(machine, {
+    const first = steps.initial({
       phone: msg.phoneNumber,
       audience: msg.audience,
       pinSet: msg.pinSet,
@@ -186,7 +188,7 @@ export function ussdDecide(opts: UssdLogicOptions) {
       s.pending = null;
       // Done work is not undone by "back": the screens before it (and the PIN hashes they hold) go.
       s.history = [];
-      const [next] = transition(machine, restore(s.current), { type: 'RESULT', result: msg.result });
+      const next = steps.next(restore(s.current), { type: 'RESULT', result: msg.result });
       enter(s, persist(next), ctx, 0);
     }
     // Another request's inputs may have arrived meanwhile: whichever text is longest goes on.
