@@ -1,4 +1,4 @@
-import { createActor, type AnyActorScope, type AnyStateMachine, type EventFrom, type SnapshotFrom } from 'xstate';
+import { createActor, type AnyStateMachine, type EventFrom, type SnapshotFrom } from 'xstate';
 
 /**
  * xstate's pure `transition()` and `initialTransition()`, without their cost: each call of those
@@ -20,7 +20,7 @@ export function pureTransitions<M extends AnyStateMachine>(machine: M) {
     stopChild: () => undefined,
     emit: () => undefined,
     actionExecutor: () => undefined,
-  } as unknown as AnyActorScope;
+  } as unknown as Parameters<M['transition']>[2];
   return {
     initial: (input: unknown): SnapshotFrom<M> => machine.getInitialSnapshot(scope, input) as SnapshotFrom<M>,
     next: (snapshot: SnapshotFrom<M>, event: EventFrom<M>): SnapshotFrom<M> =>
