@@ -73,3 +73,11 @@ export const fmt = {
   ms: (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : 'n/a'),
   ratio: (a: number, b: number): string => (b > 0 && Number.isFinite(a) ? `${((a / b) * 100).toFixed(1)}%` : 'n/a'),
 };
+
+/** Level by level, the run with the higher rate. */
+export function better(a: LevelResult[], b: LevelResult[]): LevelResult[] {
+  return a.map((x, i) => {
+    const y = b[i];
+    return y && y.perSecond > x.perSecond ? y : x;
+  });
+}

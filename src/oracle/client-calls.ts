@@ -17,6 +17,13 @@ export interface ClientCallDeps {
   clientCallTimeoutMs?: number;
 }
 
+/** The turn a call belongs to: its stream, its request, and its abort. */
+export interface TurnOfCall {
+  sessionId: string;
+  requestId: string;
+  signal: AbortSignal;
+}
+
 export type ClientAnswer =
   { kind: 'result'; result: unknown; error?: string } | { kind: 'timeout' } | { kind: 'aborted' };
 
@@ -28,7 +35,7 @@ export type ClientAnswer =
  */
 export async function callClient(
   d: ClientCallDeps,
-  turn: { sessionId: string; requestId: string; signal: AbortSignal },
+  turn: TurnOfCall,
   call: ClientCall,
   events: { call: string; payload: Record<string, unknown>; answer: 'tool_result' | 'action_call_result' },
 ): Promise<ClientAnswer> {
@@ -54,4 +61,54 @@ export async function callClient(
   });
   await emitChatEvent(d.redis, d.keys, turn.sessionId, turn.requestId, events.call, events.payload);
   return answered;
+}
+
+/** A `browser_tool_call` to the session's sockets, answered by a `tool_result` from any process. */
+export async function askBrowser(d: ClientCallDeps, t: TurnOfCall, c: ClientCall): Promise<unknown> {
+  const answer = await callClient(d, t, c, {
+    call: 'browser_tool_call',
+    payload: { toolCallId: c.toolCallId, toolName: c.toolName, args: c.args },
+    answer: 'tool_result',
+  });
+  if (answer.kind === 'timeout') return OUTCOME_UNKNOWN;
+  if (answer.kind === 'aborted') return { outcome: 'aborted' };
+  return answer.error === undefined ? answer.result : { error: answer.error };
+}
+
+/**
+ * An AG-UI action: `action_call` isRunning, the client's `action_call_result` (15 s), then
+ * `action_call` done with its output, or error with the reason (the client's, a timeout, an abort).
+ */
+export async function runAction(
+  d: ClientCallDeps,
+  t: TurnOfCall,
+  c: ClientCall,
+): Promise<{ status: 'done' | 'error'; output: unknown }> {
+  const base = {
+    requestId: t.requestId,
+    sessionId: t.sessionId,
+    toolName: c.toolName,
+    toolCallId: c.toolCallId,
+    args: c.args,
+  };
+  const answer = await callClient(d, t, c, {
+    call: 'action_call',
+    payload: { ...base, status: 'isRunning' },
+    answer: 'action_call_result',
+  });
+  const emit = (data: Record<string, unknown>) =>
+    emitChatEvent(d.redis, d.keys, t.sessionId, t.requestId, 'action_call', { ...base, ...data });
+  if (answer.kind === 'result' && answer.error === undefined) {
+    await emit({ status: 'done', output: answer.result });
+    return { status: 'done', output: answer.result };
+  }
+  const error =
+    answer.kind === 'result'
+      ? (answer.error ?? 'the action failed')
+      : answer.kind === 'timeout'
+        ? `the client did not answer within ${(d.clientCallTimeoutMs ?? CLIENT_CALL_TIMEOUT_MS) / 1000} s`
+        : 'the turn was aborted';
+  await emit({ status: 'error', error });
+  const output = answer.kind === 'timeout' ? OUTCOME_UNKNOWN : answer.kind === 'result' ? answer.result : { error };
+  return { status: 'error', output: output ?? { error } };
 }

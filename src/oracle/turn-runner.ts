@@ -3,10 +3,10 @@ import type { Redis } from 'ioredis';
 import type { ActorClient } from '../actors/runtime/actor-client.js';
 import type { Keys } from '../actors/runtime/keys.js';
 import type { Logger } from '../log.js';
-import type { AgActionDeclaration, Agent, BrowserToolDeclaration, ClientCall, ToolCallRecord } from './agent.js';
+import type { AgActionDeclaration, Agent, BrowserToolDeclaration, ToolCallRecord } from './agent.js';
 import { emitChatEvent, isAbortOf, type ChatEventHub } from './chat-events.js';
 import { keepTurn, releaseTurn } from './turn-mark.js';
-import { CLIENT_CALL_TIMEOUT_MS, callClient, OUTCOME_UNKNOWN, type ClientCallDeps } from './client-calls.js';
+import { askBrowser, runAction, type ClientCallDeps } from './client-calls.js';
 
 export interface TurnDeps extends ClientCallDeps {
   /** Follows the session's stream for the client's answers to browser tools and actions. */
@@ -85,8 +85,8 @@ export async function runTurn(
             eventId: c.eventId,
             ...(c.output === undefined ? {} : { output: c.output }),
           }),
-        browserTool: (c) => askBrowser(d, t, abort.signal, c),
-        action: (c) => runAction(d, t, abort.signal, c),
+        browserTool: (c) => askBrowser(d, { ...t, signal: abort.signal }, c),
+        action: (c) => runAction(d, { ...t, signal: abort.signal }, c),
         render: (c) =>
           emit('render_component', { ...c, status: 'done', sessionId: t.sessionId, requestId: t.requestId }),
         route: (step) => emit('router.update', { step, sessionId: t.sessionId, requestId: t.requestId }),
@@ -132,55 +132,4 @@ export async function runTurn(
     await releaseTurn(d.redis, d.keys, t.sessionId, t.requestId).catch(() => undefined);
     await emit('done', {}).catch(() => undefined);
   }
-}
-
-/** A `browser_tool_call` to the session's sockets, answered by a `tool_result` from any process. */
-async function askBrowser(d: TurnDeps, t: TurnInput, signal: AbortSignal, c: ClientCall): Promise<unknown> {
-  const answer = await callClient(d, { ...t, signal }, c, {
-    call: 'browser_tool_call',
-    payload: { toolCallId: c.toolCallId, toolName: c.toolName, args: c.args },
-    answer: 'tool_result',
-  });
-  if (answer.kind === 'timeout') return OUTCOME_UNKNOWN;
-  if (answer.kind === 'aborted') return { outcome: 'aborted' };
-  return answer.error === undefined ? answer.result : { error: answer.error };
-}
-
-/**
- * An AG-UI action: `action_call` isRunning, the client's `action_call_result` (15 s), then
- * `action_call` done with its output, or error with the reason (the client's, a timeout, an abort).
- */
-async function runAction(
-  d: TurnDeps,
-  t: TurnInput,
-  signal: AbortSignal,
-  c: ClientCall,
-): Promise<{ status: 'done' | 'error'; output: unknown }> {
-  const base = {
-    requestId: t.requestId,
-    sessionId: t.sessionId,
-    toolName: c.toolName,
-    toolCallId: c.toolCallId,
-    args: c.args,
-  };
-  const answer = await callClient(d, { ...t, signal }, c, {
-    call: 'action_call',
-    payload: { ...base, status: 'isRunning' },
-    answer: 'action_call_result',
-  });
-  const emit = (data: Record<string, unknown>) =>
-    emitChatEvent(d.redis, d.keys, t.sessionId, t.requestId, 'action_call', { ...base, ...data });
-  if (answer.kind === 'result' && answer.error === undefined) {
-    await emit({ status: 'done', output: answer.result });
-    return { status: 'done', output: answer.result };
-  }
-  const error =
-    answer.kind === 'result'
-      ? (answer.error ?? 'the action failed')
-      : answer.kind === 'timeout'
-        ? `the client did not answer within ${(d.clientCallTimeoutMs ?? CLIENT_CALL_TIMEOUT_MS) / 1000} s`
-        : 'the turn was aborted';
-  await emit({ status: 'error', error });
-  const output = answer.kind === 'timeout' ? OUTCOME_UNKNOWN : answer.kind === 'result' ? answer.result : { error };
-  return { status: 'error', output: output ?? { error } };
 }
