@@ -25,6 +25,10 @@ export const errorCodes = {
   CHAT_SESSION_NOT_FOUND: { status: 404, doc: "No chat session with this id (or it is another user's)." },
   PAYMENT_REQUIRED: { status: 402, doc: 'A credits plugin refused the message (no, inactive or low subscription).' },
   CHAT_TURN_IN_FLIGHT: { status: 409, doc: 'The session is already answering a message; abort it or wait.' },
+  CHAT_REQUEST_ID_REUSED: {
+    status: 409,
+    doc: 'The X-Request-Id already named a turn of this session (an id names one turn); send a new one, or none.',
+  },
   UCAN_REQUIRED: {
     status: 401,
     doc: 'No valid UCAN: the message says which (spec 001 gives the two messages verbatim).',

@@ -159,7 +159,15 @@ export class ChatEventHub {
             for (const x of f.followers) {
               if (x.fromRead > read || compareStreamIds(id, x.last) <= 0) continue;
               x.last = id;
-              x.listener(e);
+              try {
+                x.listener(e);
+              } catch (err) {
+                // One listener's fault must not cost the others this event.
+                this.log.warn(
+                  { err: err instanceof Error ? err.message : String(err), stream },
+                  'chat event listener failed',
+                );
+              }
             }
           }
         }

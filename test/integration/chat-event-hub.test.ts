@@ -91,14 +91,17 @@ describe('turn marks: one turn per session, cleared only by the turn that holds 
   });
 
   it("does not let a lapsed turn clear the next turn's mark", async () => {
-    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-a')).toBe(true);
-    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-b')).toBe(false);
+    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-a')).toBe('ok');
+    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-b')).toBe('busy');
     // Turn A's mark lapses (a crashed gateway, a turn past its time) and B takes the session.
     await env.redis.del(env.keys.chatTurn('sess'));
-    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-b')).toBe(true);
+    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-b')).toBe('ok');
     await releaseTurn(env.redis, env.keys, 'sess', 'turn-a'); // A finishes late
     expect(await env.redis.get(env.keys.chatTurn('sess'))).toBe('turn-b');
     await releaseTurn(env.redis, env.keys, 'sess', 'turn-b');
     expect(await env.redis.exists(env.keys.chatTurn('sess'))).toBe(0);
+    // An id names one turn of a session: used again, it is refused (in another session it is fine).
+    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-a')).toBe('reused');
+    expect(await takeTurn(env.redis, env.keys, 'other', 'turn-a')).toBe('ok');
   });
 });

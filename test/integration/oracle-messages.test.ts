@@ -223,6 +223,23 @@ describe('oracle messages (spec 001): JSON and SSE, transcript, abort', () => {
     expect(list.messages[0]!.content).toBe('Any voucher for me?');
   });
 
+  it('refuses a second turn named by the same X-Request-Id (an id names one turn of a session)', async () => {
+    const res = await fetch(`${base}/sessions`, { method: 'POST', headers: await alice.headers() });
+    const { sessionId: sid } = (await res.json()) as { sessionId: string };
+    const post = async () =>
+      fetch(`${base}/messages/${sid}`, {
+        method: 'POST',
+        headers: { ...(await alice.headers()), 'content-type': 'application/json', 'x-request-id': 'fixed-id-1' },
+        body: JSON.stringify({ message: 'hello' }),
+      });
+    const first = await post();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-request-id')).toBe('fixed-id-1');
+    const again = await post();
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('CHAT_REQUEST_ID_REUSED');
+  });
+
   it('refuses bad bodies with 400: unknown field, 11 attachments, wrong types, a huge message', async () => {
     const attachment = { mxcUri: 'mxc://server/abc', filename: 'a.png', mimetype: 'image/png' };
     for (const body of [

@@ -37,6 +37,8 @@ export interface Keys {
   chatTurn(sessionId: string): string;
   /** The session stream's last id before a turn began (a resumed stream replays from there). */
   chatTurnStart(sessionId: string, requestId: string): string;
+  /** Marks a request id as used by a turn of the session (an id names one turn only). */
+  chatTurnIdUsed(sessionId: string, requestId: string): string;
   /** Marks a supplier message signature as used (replay protection), by its SHA-256. */
   seenSignature(digest: string): string;
   /** Sorted set of live USSD sessions, scored by their last activity (ms). */
@@ -65,6 +67,7 @@ export function createKeys(prefix: string): Keys {
     chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
     chatTurn: (sessionId) => `${prefix}:chat:turn:${checkId(sessionId)}`,
     chatTurnStart: (sessionId, requestId) => `${prefix}:chat:turn-start:${checkId(sessionId)}:${checkId(requestId)}`,
+    chatTurnIdUsed: (sessionId, requestId) => `${prefix}:chat:turn-id:${checkId(sessionId)}:${checkId(requestId)}`,
     seenSignature: (digest) => `${prefix}:sig:${checkId(digest)}`,
     ussdLive: () => `${prefix}:ussd:live`,
     ussdSummaries: () => `${prefix}:ussd:sessions`,

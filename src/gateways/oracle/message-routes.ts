@@ -111,8 +111,14 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
         // Where the turn's events begin (read before the turn is taken, so an abort sent as soon
         // as it is taken still comes after it): a stream resumed on any gateway replays from here.
         const from = await lastEventId(d.redis, d.keys, sessionId);
-        if (!(await takeTurn(d.redis, d.keys, sessionId, requestId)))
+        const took = await takeTurn(d.redis, d.keys, sessionId, requestId);
+        if (took === 'busy')
           throw new AppError('CHAT_TURN_IN_FLIGHT', 'this session is already answering; abort it or wait');
+        if (took === 'reused')
+          throw new AppError(
+            'CHAT_REQUEST_ID_REUSED',
+            'this X-Request-Id already named a turn of this session; send a new one, or none',
+          );
         const turn = {
           sessionId,
           requestId,
