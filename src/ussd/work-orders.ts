@@ -9,6 +9,8 @@ import type { Registry } from '../store/registries/registry.js';
 import type { VoucherReads } from '../store/voucher-reads.js';
 import type { PhoneOwner } from './phone-directory.js';
 import type { PinStore } from './pin-store.js';
+import type { PhoneLanguage } from './phone-language.js';
+import { catalogs } from '../actors/ussd-session/catalog/index.js';
 import { openSurveyFor } from './open-survey.js';
 import { checkAnswers } from '../actors/survey/template.js';
 import { responseIdFor } from '../actors/survey/response-id.js';
@@ -17,6 +19,7 @@ import type { SurveyReads } from '../store/survey-reads.js';
 
 export interface WorkDeps {
   sql: Sql;
+  languages: PhoneLanguage;
   surveys: SurveyReads;
   pins: PinStore;
   vouchers: VoucherReads;
@@ -45,6 +48,10 @@ export async function carryOut(
       if (await d.pins.create(phone, owner.did, intent.pinMac, now)) return { ok: true };
       // Already set (another session was first, or this order runs twice): only the same PIN is a success.
       return d.pins.verify(phone, owner.did, intent.pinMac, now);
+    case 'setLanguage':
+      if (!(intent.lang in catalogs)) return { ok: false, reason: 'language not installed' };
+      await d.languages.set(phone, intent.lang);
+      return { ok: true };
     case 'changePin':
       if (!owner.did) return { ok: false, reason: 'not registered' };
       return d.pins.change(phone, owner.did, intent.currentMac, intent.nextMac, now);

@@ -39,6 +39,7 @@ describe('migrations', () => {
       'schema_migrations',
       'suppliers',
       'ussd_pins',
+      'ussd_preferences',
     ]);
   });
 

@@ -8,6 +8,7 @@ import type { FlowDefinition } from '../../src/actors/ussd-session/flows/registr
 import { ussdDecide } from '../../src/actors/ussd-session/logic.js';
 import { buildMachine } from '../../src/actors/ussd-session/machine.js';
 import type { HopReply, UssdSession } from '../../src/actors/ussd-session/index.js';
+import type { UssdMessage } from '../../src/actors/ussd-session/messages.js';
 
 /** The README's example flow, as a deployer would write it (with catalog keys that exist). */
 const callbackFlow: FlowDefinition = {
@@ -22,29 +23,37 @@ const callbackFlow: FlowDefinition = {
   },
 };
 
-function drive(flows: FlowDefinition[]) {
+function drive(flows: FlowDefinition[], lang?: string) {
   const decide = ussdDecide({ machine: buildMachine(flows), idleMs: 180_000, open: (sealed) => sealed });
   let state: UssdSession | undefined;
   let n = 0;
-  return (text: string): string => {
+  let pending = '';
+  let lastText = '';
+  const step = (msg: UssdMessage): string => {
     const msgId = `${++n}-0`;
     const ctx: ActorContext = { type: 'ussd', key: 's', msgId, now: new Date(), id: (k = 0) => `${msgId}:${k}` };
-    const d = decide(
-      state,
-      {
-        kind: 'hop',
-        sealedText: text,
-        phoneNumber: '+1555000',
-        serviceCode: '*1234#',
-        audience: 'household',
-        pinSet: true,
-      },
-      ctx,
-    );
+    const d = decide(state, msg, ctx);
     state = d.state;
     const r = d.reply as HopReply;
-    return r.kind === 'screen' ? r.text : `WORK ${r.intent.op}`;
+    if (r.kind === 'work') pending = r.intentId;
+    return r.kind === 'screen' ? r.text : `WORK ${r.intent.op}${'lang' in r.intent ? ` ${r.intent.lang}` : ''}`;
   };
+  const hop = (text: string): string => {
+    lastText = text;
+    return step({
+      kind: 'hop',
+      sealedText: text,
+      phoneNumber: '+1555000',
+      serviceCode: '*1234#',
+      audience: 'household',
+      pinSet: true,
+      ...(lang ? { lang } : {}),
+    });
+  };
+  /** The gateway's answer to the work the session asked for (then the session goes on). */
+  const resolve = (): string =>
+    step({ kind: 'resolve', intentId: pending, sealedText: lastText, result: { ok: true } });
+  return Object.assign(hop, { resolve });
 }
 
 describe('USSD flow registry and catalogs', () => {
@@ -61,7 +70,22 @@ describe('USSD flow registry and catalogs', () => {
       const hop = drive(installedFlows(() => 'mac'));
       expect(hop('')).toMatch(/^CON hearth\n.*\n4 Language$/s);
       expect(hop('4')).toBe('CON Choose a language:\n1 English\n2 Lingua\n0 Back  00 Menu');
-      expect(hop('4*2')).toMatch(/^CON foyer\n/);
+      // The choice is kept for the phone's next sessions (the gateway stores it), then the menu.
+      expect(hop('4*2')).toBe('WORK setLanguage xx');
+      expect(hop.resolve()).toMatch(/^CON foyer\n/);
+      // A session of a phone that chose it before starts in it; an unknown language is ignored.
+      expect(
+        drive(
+          installedFlows(() => 'mac'),
+          'xx',
+        )(''),
+      ).toMatch(/^CON foyer\n/);
+      expect(
+        drive(
+          installedFlows(() => 'mac'),
+          'zz',
+        )(''),
+      ).toMatch(/^CON hearth\n/);
     } finally {
       delete catalogs.xx;
     }

@@ -1,6 +1,6 @@
 import type { AnyStateMachine } from 'xstate';
 import type { ActorContext, Decision } from '../runtime/types.js';
-import { DEFAULT_LANGUAGE, t } from './catalog/index.js';
+import { catalogs, DEFAULT_LANGUAGE, t } from './catalog/index.js';
 import type { FlowContext, ScreenMeta } from './flows/kit.js';
 import { NAV, splitInputs } from './input.js';
 import type { UssdMessage } from './messages.js';
@@ -140,7 +140,7 @@ export function ussdDecide(opts: UssdLogicOptions) {
       phone: msg.phoneNumber,
       audience: msg.audience,
       pinSet: msg.pinSet,
-      lang: DEFAULT_LANGUAGE,
+      lang: msg.lang && msg.lang in catalogs ? msg.lang : DEFAULT_LANGUAGE,
     });
     const at = ctx.now.toISOString();
     return {

@@ -5,6 +5,7 @@ import {
   notice,
   screen,
   valueOf,
+  work,
   type Audience,
   type FlowContext,
   type FlowEvent,
@@ -95,10 +96,12 @@ export function buildMachine(flows: readonly FlowDefinition[]) {
             '\n',
           ),
         Object.keys(catalogs).map((lang, i) => ({
-          ...choose(String(i + 1), 'menu'),
+          ...choose(String(i + 1), 'language_save'),
           actions: assign({ lang, notice: null }),
         })),
       ),
+      // The choice is remembered for the phone's next sessions; the menu follows either way.
+      language_save: work((c) => ({ op: 'setLanguage', lang: c.lang }), [{ target: 'menu' }]),
       done: {
         meta: {
           screen: {

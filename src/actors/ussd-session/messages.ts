@@ -14,6 +14,8 @@ export const ussdMessages = z.discriminatedUnion('kind', [
       /** Who the phone belongs to and whether it has a PIN: read when the session starts. */
       audience,
       pinSet: z.boolean(),
+      /** The language the phone chose in an earlier session, if any (used when the session starts). */
+      lang: z.string().min(2).max(16).optional(),
     })
     .strict(),
   z

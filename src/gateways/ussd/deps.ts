@@ -11,6 +11,7 @@ import { LiveSessions } from '../../ussd/live-sessions.js';
 import { PhoneDirectory } from '../../ussd/phone-directory.js';
 import { sealText } from '../../actors/ussd-session/index.js';
 import { PinStore } from '../../ussd/pin-store.js';
+import { PhoneLanguage } from '../../ussd/phone-language.js';
 import { PhoneRateLimit } from '../../ussd/rate-limit.js';
 import type { HopDeps } from './hop.js';
 
@@ -35,14 +36,17 @@ export function ussdDeps(d: {
   suppliers: Registry<Supplier>;
 }): HopDeps {
   const pins = new PinStore(d.sql, d.ussd.pinKey);
+  const languages = new PhoneLanguage(d.sql);
   return {
     client: d.client,
     directory: new PhoneDirectory(d.sql),
     pins,
     rate: new PhoneRateLimit(d.redis, d.keys, d.ussd.ratePerMinute),
     live: new LiveSessions(d.redis, d.keys, d.ussd.idleMs),
+    languages,
     work: {
       sql: d.sql,
+      languages,
       surveys: new SurveyReads(d.sql),
       pins,
       vouchers: d.vouchers,

@@ -5,6 +5,7 @@ import type { Logger } from '../../log.js';
 import type { LiveSessions } from '../../ussd/live-sessions.js';
 import type { PhoneDirectory } from '../../ussd/phone-directory.js';
 import type { PinStore } from '../../ussd/pin-store.js';
+import type { PhoneLanguage } from '../../ussd/phone-language.js';
 import type { PhoneRateLimit } from '../../ussd/rate-limit.js';
 import { carryOut, type WorkDeps } from '../../ussd/work-orders.js';
 import type { UssdRequest } from './request.js';
@@ -16,6 +17,8 @@ export interface HopDeps {
   client: ActorClient;
   directory: PhoneDirectory;
   pins: PinStore;
+  /** The language a phone chose before (looked up only with two or more installed). */
+  languages: PhoneLanguage;
   rate: PhoneRateLimit;
   live: LiveSessions;
   work: WorkDeps;
@@ -40,7 +43,10 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
   try {
     if (!(await d.rate.allow(req.phoneNumber, now))) return end('common.rateLimited');
     const owner = await d.directory.owner(req.phoneNumber);
-    const pinSet = owner.did ? await d.pins.isSet(req.phoneNumber, owner.did) : false;
+    const [pinSet, lang] = await Promise.all([
+      owner.did ? d.pins.isSet(req.phoneNumber, owner.did) : false,
+      d.languages.of(req.phoneNumber),
+    ]);
     let reply = await d.client.ask<HopReply>('ussd', req.sessionId, {
       kind: 'hop',
       sealedText: d.seal(req.text),
@@ -48,6 +54,7 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
       serviceCode: req.serviceCode,
       audience: owner.audience,
       pinSet,
+      ...(lang ? { lang } : {}),
     });
     for (let i = 0; reply.kind === 'work' && i < MAX_ORDERS; i++) {
       const result = await carryOut(d.work, reply, req.phoneNumber, owner);

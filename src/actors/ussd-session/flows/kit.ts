@@ -25,7 +25,8 @@ export type Intent =
   | { op: 'listProducts' }
   | { op: 'openSurvey' }
   | { op: 'submitSurvey'; surveyId: string; answers: Record<string, Record<string, string[] | number>> }
-  | { op: 'redeem'; pinMac: string; voucherId: string; productId: string; amount: number };
+  | { op: 'redeem'; pinMac: string; voucherId: string; productId: string; amount: number }
+  | { op: 'setLanguage'; lang: string };
 
 export type IntentResult = { ok: true; data?: Record<string, unknown> } | { ok: false; reason: string };
 

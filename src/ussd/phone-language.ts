@@ -1,0 +1,35 @@
+import { catalogs } from '../actors/ussd-session/catalog/index.js';
+import type { Sql } from '../store/db.js';
+
+/** How long a phone's language is remembered here, ms (as long as the phone directory's owner). */
+const CACHE_MS = 5_000;
+
+/**
+ * The menu language a phone chose (in any session, through any gateway), so its next session
+ * starts in it. Looked up only when more than one language is installed; a language no longer
+ * installed is ignored.
+ */
+export class PhoneLanguage {
+  private readonly cache = new Map<string, { lang: string | undefined; at: number }>();
+
+  constructor(private readonly sql: Sql) {}
+
+  async of(phone: string): Promise<string | undefined> {
+    if (Object.keys(catalogs).length < 2) return undefined;
+    const hit = this.cache.get(phone);
+    if (hit && Date.now() - hit.at < CACHE_MS) return hit.lang;
+    const [row] = await this.sql<{ language: string }[]>`
+      SELECT language FROM ussd_preferences WHERE phone_number = ${phone}`;
+    const lang = row && row.language in catalogs ? row.language : undefined;
+    if (this.cache.size > 50_000) this.cache.clear();
+    this.cache.set(phone, { lang, at: Date.now() });
+    return lang;
+  }
+
+  async set(phone: string, lang: string): Promise<void> {
+    await this.sql`
+      INSERT INTO ussd_preferences (phone_number, language) VALUES (${phone}, ${lang})
+      ON CONFLICT (phone_number) DO UPDATE SET language = EXCLUDED.language, updated_at = now()`;
+    this.cache.set(phone, { lang, at: Date.now() });
+  }
+}
