@@ -64,6 +64,13 @@ describe('/docs', () => {
       ['/v1/households', 'post'],
       ['/v1/api-keys', 'post'],
       ['/health', 'get'],
+      ['/sessions', 'post'],
+      ['/messages/{sessionId}', 'post'],
+      ['/messages/{sessionId}/stream', 'get'],
+      ['/messages/abort', 'post'],
+      ['/delegation', 'post'],
+      ['/api/ussd', 'post'],
+      ['/api/ussd/sessions', 'get'],
     ] as const) {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     }
