@@ -1,7 +1,7 @@
-import { Agent, request } from 'node:http';
 import type { BenchEnv } from '../lib/env.js';
 import { startGateway } from '../lib/gateway.js';
 import { closedLoop, type LevelResult } from '../lib/measure.js';
+import { RawHttpConnection } from '../lib/raw-http.js';
 
 /** The five hops of the measured session: menu, a choice, the next screen, back, home. */
 const HOPS = ['', '1', '1*1', '1*1*0', '1*1*0*00'];
@@ -18,13 +18,13 @@ export async function ussdHops(env: BenchEnv, levels: number[]): Promise<LevelRe
   try {
     const results: LevelResult[] = [];
     for (const concurrency of levels) {
-      const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+      const connections = Array.from({ length: concurrency }, () => new RawHttpConnection(hostname, Number(port)));
       const sessions = Array.from({ length: concurrency }, (_, w) => ({
         id: `bench-${concurrency}-${w}-0`,
         hop: 0,
         n: 0,
       }));
-      const hop = (w: number): Promise<void> => {
+      const hop = async (w: number): Promise<void> => {
         const s = sessions[w]!;
         if (s.hop === HOPS.length) {
           s.n++;
@@ -37,33 +37,11 @@ export async function ussdHops(env: BenchEnv, levels: number[]): Promise<LevelRe
           serviceCode: '*1234#',
           text: HOPS[s.hop++],
         });
-        return new Promise((resolve, reject) => {
-          const req = request(
-            {
-              agent,
-              host: hostname,
-              port,
-              method: 'POST',
-              path: '/api/ussd',
-              headers: { 'content-type': 'application/json' },
-            },
-            (res) => {
-              let text = '';
-              res.setEncoding('utf8');
-              res.on('data', (chunk: string) => (text += chunk));
-              res.on('end', () =>
-                res.statusCode === 200 && /^CON /.test(text)
-                  ? resolve()
-                  : reject(new Error(`${res.statusCode} ${text}`)),
-              );
-            },
-          );
-          req.on('error', reject);
-          req.end(body);
-        });
+        const res = await connections[w]!.request('POST', '/api/ussd', body);
+        if (res.status !== 200 || !res.body.startsWith('CON ')) throw new Error(`${res.status} ${res.body}`);
       };
       results.push(await closedLoop(concurrency, env.seconds * 1000, (w) => hop(w)));
-      agent.destroy();
+      for (const c of connections) c.close();
     }
     return results;
   } finally {
