@@ -1,5 +1,6 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import { AppError } from '../../errors/index.js';
+import type { ClientGone } from './client-gone.js';
 
 /**
  * Starts reading a request body at once (uWebSockets.js delivers it only to a handler attached
@@ -10,17 +11,11 @@ export function readBody(
   res: HttpResponse,
   limit: number,
   declaredLength: number,
-  aborted: AbortSignal,
+  client: ClientGone,
 ): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     // A client that hangs up mid-body must not leave the request (and shutdown) waiting forever.
-    aborted.addEventListener(
-      'abort',
-      () => reject(new AppError('BAD_REQUEST_ABORTED', 'the client closed the connection')),
-      {
-        once: true,
-      },
-    );
+    client.onGone(() => reject(new AppError('BAD_REQUEST_ABORTED', 'the client closed the connection')));
     if (declaredLength > limit) {
       reject(tooLarge(limit));
       res.onData(() => undefined);

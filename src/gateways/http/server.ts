@@ -3,6 +3,7 @@ import { AppError } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { readBody } from './body.js';
+import { ClientGone } from './client-gone.js';
 import type { HttpContext } from './context.js';
 import { errorReply } from './error-mapper.js';
 import { requestIdFrom } from './request-id.js';
@@ -76,37 +77,47 @@ export class HttpServer {
       headers[k] = v;
     });
     const reqId = requestIdFrom(headers['x-request-id'] ?? '');
-    const aborted = new AbortController();
-    res.onAborted(() => aborted.abort());
+    const client = new ClientGone();
+    res.onAborted(() => client.fire());
 
     const match = this.o.router.match(method, path);
     const route = match.kind === 'found' ? match.route.path : match.kind === 'not-found' ? 'unmatched' : path;
-    const log = this.o.log.child({ reqId });
+    const base = this.o.log;
     const remote = Buffer.from(res.getRemoteAddressAsText()).toString();
     const body = bodyMethods.has(method)
-      ? readBody(res, this.o.maxBodyBytes, Number(headers['content-length'] ?? 0), aborted.signal)
+      ? readBody(res, this.o.maxBodyBytes, Number(headers['content-length'] ?? 0), client)
       : Promise.resolve(Buffer.alloc(0));
     body.catch(() => undefined); // read (and maybe refused) before a handler asks for it
 
+    // The logger child, the query and the signal are made when a handler first reads them:
+    // most requests need none of them, and each cost microseconds on every request.
+    let log: Logger | undefined;
+    let query: URLSearchParams | undefined;
     const ctx: HttpContext = {
       method,
       path,
       route,
-      query: new URLSearchParams(rawQuery),
+      get query() {
+        return (query ??= new URLSearchParams(rawQuery));
+      },
       rawQuery,
       params: match.kind === 'found' ? match.params : {},
       headers,
       reqId,
-      log,
+      get log() {
+        return (log ??= base.child({ reqId }));
+      },
       ip: remote,
-      signal: aborted.signal,
+      get signal() {
+        return client.signal;
+      },
       body: () => body,
     };
 
     this.inFlight++;
     void this.run(ctx, match)
-      .then((reply) => this.write(res, ctx, reply, aborted.signal, started))
-      .then((reply) => (reply?.stream ? this.stream(res, ctx, reply.stream, aborted.signal) : undefined))
+      .then((reply) => this.write(res, ctx, reply, client, started))
+      .then((reply) => (reply?.stream ? this.stream(res, ctx, reply.stream, client.signal) : undefined))
       .finally(() => {
         this.inFlight--;
         if (this.inFlight === 0) this.drained?.();
@@ -148,17 +159,18 @@ export class HttpServer {
     res: HttpResponse,
     ctx: HttpContext,
     reply: Reply,
-    aborted: AbortSignal,
+    client: ClientGone,
     started: number,
   ): Reply | undefined {
     const seconds = (performance.now() - started) / 1000;
     this.o.metrics.httpRequests.inc({ method: ctx.method, route: ctx.route, status: String(reply.status) });
     this.o.metrics.httpDuration.observe({ method: ctx.method, route: ctx.route }, seconds);
-    ctx.log.info(
-      { method: ctx.method, route: ctx.route, status: reply.status, ms: Math.round(seconds * 1000) },
+    // The base logger with the request id: the same line as the request's child would write.
+    this.o.log.info(
+      { reqId: ctx.reqId, method: ctx.method, route: ctx.route, status: reply.status, ms: Math.round(seconds * 1000) },
       'request',
     );
-    if (aborted.aborted) return undefined;
+    if (client.gone) return undefined;
     const common = this.o.commonHeaders?.(ctx) ?? {};
     try {
       res.cork(() => {
@@ -174,7 +186,7 @@ export class HttpServer {
     } catch (err) {
       // A reply that cannot be written (a bad header value) must not take the process down.
       ctx.log.error({ err: err instanceof Error ? err.message : String(err) }, 'reply could not be written');
-      if (!aborted.aborted) res.close();
+      if (!client.gone) res.close();
       return undefined;
     }
   }
