@@ -33,16 +33,22 @@ export function ussdDecide(opts: UssdLogicOptions) {
   const steps = pureTransitions(machine);
   const restore = (p: Persisted): Snapshot => machine.resolveState({ value: p.value, context: p.context });
   const persist = (s: Snapshot): Persisted => ({ value: String(s.value), context: s.context as FlowContext });
-  const known = (value: string): boolean => {
+  // A session's state names are looked up on every hop (several times): once per name is enough,
+  // as the machine does not change while the process runs.
+  const metas = new Map<string, ScreenMeta | undefined>();
+  const lookup = (value: string): ScreenMeta | undefined => {
+    if (metas.has(value)) return metas.get(value);
+    let meta: ScreenMeta | undefined;
     try {
-      machine.getStateNodeById(`ussd.${value}`);
-      return true;
+      meta = (machine.getStateNodeById(`ussd.${value}`).meta ?? {}) as ScreenMeta;
     } catch {
-      return false;
+      meta = undefined; // not a state of this machine (any more)
     }
+    if (metas.size < 10_000) metas.set(value, meta);
+    return meta;
   };
-  const metaOf = (p: Persisted): ScreenMeta =>
-    known(p.value) ? ((machine.getStateNodeById(`ussd.${p.value}`).meta ?? {}) as ScreenMeta) : {};
+  const known = (value: string): boolean => lookup(value) !== undefined;
+  const metaOf = (p: Persisted): ScreenMeta => lookup(p.value) ?? {};
 
   function home(c: FlowContext): Persisted {
     const value = c.audience !== 'unregistered' && !c.pinSet ? 'pinSetup_create' : 'menu';
