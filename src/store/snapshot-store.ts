@@ -85,6 +85,8 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
       const snaps = live.flatMap((b) => [...b.dirty].map(([key, slot]) => ({ b, key, slot })));
       const rows = live.flatMap((b) => b.outbox.map((o) => ({ b, o })));
       const recs = live.flatMap((b) => (b.records ?? []).map((r) => ({ b, r })));
+      // The states travel as one JSON array (parsed once by PostgreSQL), not a text[] of JSON
+      // documents, which the driver escapes element by element (~4% of a USSD worker's time).
       // One statement, so one round trip and an implicit transaction. Each batch's fence row is
       // read FOR SHARE (a new owner's takeFence waits for it) and only batches whose epoch still
       // holds are written. A snapshot that does not advance aborts the whole statement.
@@ -97,14 +99,16 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
           JOIN batch b ON b.type = f.type AND b.partition = f.partition AND b.epoch = f.epoch
           FOR SHARE OF f
         ), input AS (
-          SELECT t.* FROM unnest(${sql.array(snaps.map((x) => x.b.type))}::text[], ${sql.array(snaps.map((x) => x.b.partition))}::int[],
-                                 ${sql.array(snaps.map((x) => x.key))}::text[], ${sql.array(snaps.map((x) => x.slot.version))}::bigint[],
-                                 ${sql.array(snaps.map((x) => JSON.stringify(x.slot.state ?? null)))}::text[],
-                                 ${sql.array(snaps.map((x) => x.slot.lastMsgId))}::text[]) AS t(type, partition, k, v, s, m)
+          SELECT t.type, t.partition, t.k, t.v, t.m, j.s
+          FROM unnest(${sql.array(snaps.map((x) => x.b.type))}::text[], ${sql.array(snaps.map((x) => x.b.partition))}::int[],
+                      ${sql.array(snaps.map((x) => x.key))}::text[], ${sql.array(snaps.map((x) => x.slot.version))}::bigint[],
+                      ${sql.array(snaps.map((x) => x.slot.lastMsgId))}::text[]) WITH ORDINALITY AS t(type, partition, k, v, m, n)
+          JOIN jsonb_array_elements(${JSON.stringify(snaps.map((x) => x.slot.state ?? null))}::text::jsonb) WITH ORDINALITY AS j(s, n)
+            ON j.n = t.n
           JOIN fence f ON f.type = t.type AND f.partition = t.partition
         ), snap AS (
           INSERT INTO actor_snapshots (type, key, version, state, last_msg_id, epoch)
-          SELECT i.type, i.k, i.v, i.s::jsonb, i.m, f.epoch FROM input i
+          SELECT i.type, i.k, i.v, i.s, i.m, f.epoch FROM input i
           JOIN fence f ON f.type = i.type AND f.partition = i.partition
           ON CONFLICT (type, key) DO UPDATE
             SET version = EXCLUDED.version, state = EXCLUDED.state, last_msg_id = EXCLUDED.last_msg_id,
