@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../actors/runtime/keys.js';
+import { perTick } from './per-tick.js';
 
 export interface LiveSession {
   sessionId: string;
@@ -10,15 +11,25 @@ export interface LiveSession {
   lastActivityAt: string;
 }
 
-const TOUCH = `redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])`;
-
-/** Only the session's own phone ends it (another phone reusing the id is refused). */
-const END = `local known = redis.call('HGET', KEYS[2], ARGV[1])
-if known and cjson.decode(known).phoneNumber ~= ARGV[2] then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
-return 1`;
+/**
+ * Records the hops of one turn of the event loop, in order. ARGV, five per hop: last activity
+ * (ms), session id, summary JSON, phone number, "1" when the session ended. An ended session
+ * leaves the index, but only its own phone ends it (another phone reusing the id is refused).
+ */
+const TOUCH = `for i = 1, #ARGV, 5 do
+  local id = ARGV[i + 1]
+  if ARGV[i + 4] == '1' then
+    local known = redis.call('HGET', KEYS[2], id)
+    if not (known and cjson.decode(known).phoneNumber ~= ARGV[i + 3]) then
+      redis.call('ZREM', KEYS[1], id)
+      redis.call('HDEL', KEYS[2], id)
+    end
+  else
+    redis.call('ZADD', KEYS[1], ARGV[i], id)
+    redis.call('HSET', KEYS[2], id, ARGV[i + 2])
+  end
+end
+return 0`;
 
 /**
  * The sessions still alive, for `GET /api/ussd/sessions`: a sorted set by last activity and a
@@ -32,14 +43,21 @@ export class LiveSessions {
     private readonly idleMs: number,
   ) {}
 
-  /**
-   * Records a hop (or the session's end). One script per hop, not a MULTI block: a single command
-   * rides the connection's auto-pipelining with the other hops of the same tick.
-   */
+  private readonly record = perTick(async (hops: Array<{ s: LiveSession; ended: boolean }>) => {
+    const args = hops.flatMap(({ s, ended }) => [
+      Date.parse(s.lastActivityAt),
+      s.sessionId,
+      ended ? '' : JSON.stringify(s),
+      s.phoneNumber,
+      ended ? '1' : '0',
+    ]);
+    await this.redis.eval(TOUCH, 2, this.keys.ussdLive(), this.keys.ussdSummaries(), ...args);
+    return hops.map(() => undefined);
+  });
+
+  /** Records a hop (or the session's end); the hops of one turn of the event loop go as one script. */
   async touch(s: LiveSession, ended: boolean): Promise<void> {
-    const keys = [this.keys.ussdLive(), this.keys.ussdSummaries()];
-    if (ended) await this.redis.eval(END, 2, ...keys, s.sessionId, s.phoneNumber);
-    else await this.redis.eval(TOUCH, 2, ...keys, Date.parse(s.lastActivityAt), s.sessionId, JSON.stringify(s));
+    await this.record({ s, ended });
   }
 
   /** The live sessions, newest first (at most `limit`), and how many there are in all. */

@@ -1,21 +1,29 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../actors/runtime/keys.js';
+import { perTick } from './per-tick.js';
 
-const COUNT = `local c = redis.call('INCR', KEYS[1])
-if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return c`;
+/** Counts one request on each key (a key twice counts twice); returns each count after it. */
+const COUNT = `local counts = {}
+for i, key in ipairs(KEYS) do
+  local c = redis.call('INCR', key)
+  if c == 1 then redis.call('PEXPIRE', key, ARGV[1]) end
+  counts[i] = c
+end
+return counts`;
 
 /**
  * Requests per phone number per minute. Never by IP: an aggregator sends everyone's sessions
  * from the same few addresses. One INCR per request (with the key's expiry set on its first),
- * as one script: a single command, which the connection's auto-pipelining sends together with
- * the other hops' commands of the same tick (a MULTI block is written on its own, measured at
- * ~130 µs of the gateway's event loop per hop here).
+ * in a script (a MULTI block is written on its own, measured at ~130 µs of the gateway's event
+ * loop per hop here) that counts all the requests of one turn of the event loop at once.
  */
 export class PhoneRateLimit {
   /** Phone → key digest: the same few thousand phones come back hop after hop. */
   private readonly digests = new Map<string, string>();
+  private readonly count = perTick(
+    async (keys: string[]) => (await this.redis.eval(COUNT, keys.length, ...keys, 61_000)) as number[],
+  );
 
   constructor(
     private readonly redis: Redis,
@@ -27,8 +35,7 @@ export class PhoneRateLimit {
   async allow(phone: string, now: Date): Promise<boolean> {
     const digest = this.digestOf(phone);
     const key = this.keys.ussdRate(digest, Math.floor(now.getTime() / 60_000));
-    const count = (await this.redis.eval(COUNT, 1, key, 61_000)) as number;
-    return count <= this.perMinute;
+    return (await this.count(key)) <= this.perMinute;
   }
 
   /** The phone number as it appears in the key: hashed, so a key listing shows no numbers. */

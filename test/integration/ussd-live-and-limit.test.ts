@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHearth, type Hearth } from '../../src/hearth.js';
+import { adminKey, api, type Api } from '../support/api.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+import { ussdClient } from '../support/ussd-client.js';
+
+const LIMITED = /^END Too many requests from your phone/;
+
+describe('USSD: the per-phone rate limit and the live-session list under concurrent hops', () => {
+  let env: Isolated;
+  let hearth: Hearth;
+  let a: Api;
+  let ussd: ReturnType<typeof ussdClient>;
+  let n = 0;
+  const sid = () => `ATUid_live_${Date.now()}_${++n}`;
+
+  beforeAll(async () => {
+    env = await isolated();
+    hearth = await startHearth(
+      env.config({ HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: '2', USSD_RATE_PER_MINUTE: '5' }),
+      env.log,
+    );
+    a = api(hearth.port);
+    ussd = ussdClient(`http://127.0.0.1:${hearth.port}`);
+  });
+
+  afterAll(async () => {
+    await hearth.close();
+    await env.cleanup();
+  });
+
+  const live = async (): Promise<Array<Record<string, unknown>>> => {
+    const r = await a.call('GET', '/api/ussd/sessions', { key: adminKey });
+    expect(r.status).toBe(200);
+    return r.body.sessions as Array<Record<string, unknown>>;
+  };
+
+  it('lets a phone make exactly its allowance of requests, however many arrive at once', async () => {
+    const phone = '+260970000501';
+    // Twelve at once: they are counted together (one script per turn of the event loop).
+    const answers = await Promise.all(Array.from({ length: 12 }, () => ussd.session(sid(), phone).start()));
+    expect(answers.filter((x) => LIMITED.test(x))).toHaveLength(7);
+    expect(answers.filter((x) => x.startsWith('CON Welcome to hearth'))).toHaveLength(5);
+    expect(await ussd.session(sid(), phone).start()).toMatch(LIMITED);
+    // Another phone has its own allowance.
+    expect(await ussd.session(sid(), '+260970000502').start()).toMatch(/^CON Welcome to hearth/);
+  });
+
+  it('lists sessions started at once, drops an ended one, and lets no other phone end it', async () => {
+    const phones = ['+260970000511', '+260970000512', '+260970000513'];
+    const ids = phones.map(() => sid());
+    const sessions = phones.map((p, i) => ussd.session(ids[i]!, p));
+    await Promise.all(sessions.map((s) => s.start()));
+    const listed = (await live()).filter((x) => ids.includes(x.sessionId as string));
+    expect(listed.map((x) => x.phoneNumber).sort()).toEqual(phones);
+
+    // Another phone using the first session's id, saying "exit": refused, the session stays.
+    const intruder = await ussd.post({
+      sessionId: ids[0]!,
+      phoneNumber: '+260970000519',
+      serviceCode: '*1234#',
+      text: '*',
+    });
+    expect(intruder.text).toMatch(/^END /);
+    expect((await live()).some((x) => x.sessionId === ids[0])).toBe(true);
+
+    // Two of them end in the same instant; the third goes on.
+    await Promise.all([sessions[0]!.send('*'), sessions[1]!.send('*')]);
+    const after = (await live()).filter((x) => ids.includes(x.sessionId as string));
+    expect(after.map((x) => x.sessionId)).toEqual([ids[2]]);
+  });
+});
