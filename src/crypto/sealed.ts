@@ -54,7 +54,11 @@ export function seal(secret: string, purpose: string, text: string): string {
 export function unseal(secret: string, purpose: string, sealed: string): string | undefined {
   try {
     const raw = Buffer.from(sealed, 'base64url');
-    const decipher = createDecipheriv('aes-256-gcm', keyOf(secret, purpose), raw.subarray(0, 12));
+    // Nonce and a full 16-byte tag, or it is not ours: a shorter tag would be checked as such.
+    if (raw.length < 28) return undefined;
+    const decipher = createDecipheriv('aes-256-gcm', keyOf(secret, purpose), raw.subarray(0, 12), {
+      authTagLength: 16,
+    });
     decipher.setAuthTag(raw.subarray(12, 28));
     // final() throws when the tag does not match.
     return decipher.update(raw.subarray(28), undefined, 'utf8') + decipher.final('utf8');

@@ -20,7 +20,9 @@ const TOUCH = `for i = 1, #ARGV, 5 do
   local id = ARGV[i + 1]
   if ARGV[i + 4] == '1' then
     local known = redis.call('HGET', KEYS[2], id)
-    if not (known and cjson.decode(known).phoneNumber ~= ARGV[i + 3]) then
+    local ok, summary = pcall(cjson.decode, known or 'null')
+    -- An unreadable summary is no owner's: the session may go.
+    if not (ok and type(summary) == 'table' and summary.phoneNumber ~= ARGV[i + 3]) then
       redis.call('ZREM', KEYS[1], id)
       redis.call('HDEL', KEYS[2], id)
     end

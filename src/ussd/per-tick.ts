@@ -14,19 +14,20 @@ export function perTick<I, O>(run: (inputs: I[]) => Promise<O[]>, maxBatch = 1_0
     const batch = pending;
     pending = [];
     if (batch.length === 0) return;
-    run(batch.map((b) => b.input)).then(
-      (outputs) => {
-        if (outputs.length !== batch.length) {
-          const err = new Error(`a batch of ${batch.length} got ${outputs.length} answers`);
-          for (const b of batch) b.reject(err);
-          return;
+    const fail = (err: unknown): void => {
+      for (const b of batch) b.reject(err);
+    };
+    // Through a promise, so even a `run` that throws at once fails its batch (not the process).
+    Promise.resolve()
+      .then(() => run(batch.map((b) => b.input)))
+      .then((outputs) => {
+        if (!Array.isArray(outputs) || outputs.length !== batch.length) {
+          const got = Array.isArray(outputs) ? String(outputs.length) : 'no list of';
+          return fail(new Error(`a batch of ${batch.length} got ${got} answers`));
         }
         batch.forEach((b, i) => b.resolve(outputs[i] as O));
-      },
-      (err: unknown) => {
-        for (const b of batch) b.reject(err);
-      },
-    );
+      })
+      .catch(fail);
   };
 
   return (input) =>

@@ -36,6 +36,9 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
   };
 
   it('lets a phone make exactly its allowance of requests, however many arrive at once', async () => {
+    // The allowance is per calendar minute: start well inside one.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_100 - intoMinute));
     const phone = '+260970000501';
     // Twelve at once: they are counted together (one script per turn of the event loop).
     const answers = await Promise.all(Array.from({ length: 12 }, () => ussd.session(sid(), phone).start()));
@@ -68,5 +71,14 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     await Promise.all([sessions[0]!.send('*'), sessions[1]!.send('*')]);
     const after = (await live()).filter((x) => ids.includes(x.sessionId as string));
     expect(after.map((x) => x.sessionId)).toEqual([ids[2]]);
+  });
+
+  it('ends a session whose stored summary is unreadable, and still answers the phone', async () => {
+    const id = sid();
+    const phone = ussd.session(id, '+260970000521');
+    await phone.start();
+    await env.redis.hset(env.keys.ussdSummaries(), id, '{not json');
+    expect(await phone.send('*')).toBe('END Thank you for using hearth. Goodbye.');
+    expect((await live()).some((x) => x.sessionId === id)).toBe(false);
   });
 });

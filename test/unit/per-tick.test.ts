@@ -29,6 +29,15 @@ describe('perTick (calls of one event-loop turn carried out as one)', () => {
     const broken = perTick((): Promise<number[]> => Promise.reject(new Error('redis down')));
     const results = await Promise.allSettled([broken(1), broken(2)]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    const throwsAtOnce = perTick((): Promise<number[]> => {
+      throw new Error('bad input');
+    });
+    expect((await Promise.allSettled([throwsAtOnce(1), throwsAtOnce(2)])).map((r) => r.status)).toEqual([
+      'rejected',
+      'rejected',
+    ]);
+    const notAList = perTick(() => Promise.resolve(undefined as unknown as number[]));
+    await expect(notAList(1)).rejects.toThrow(/a batch of 1 got no list of answers/);
     const short = perTick(() => Promise.resolve([1]));
     await expect(Promise.all([short(1), short(2)])).rejects.toThrow(/a batch of 2 got 1 answers/);
   });

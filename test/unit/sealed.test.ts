@@ -35,5 +35,9 @@ describe('sealed values (AES-256-GCM)', () => {
       expect(unseal(SECRET, 'ussd-text', tampered.toString('base64url'))).toBeUndefined();
     }
     expect(unseal(SECRET, 'ussd-text', 'not sealed')).toBeUndefined();
+    // A tag cut short is refused, though GCM would verify its first bytes.
+    const empty = Buffer.from(seal(SECRET, 'ussd-text', ''), 'base64url');
+    expect(unseal(SECRET, 'ussd-text', empty.toString('base64url'))).toBe('');
+    expect(unseal(SECRET, 'ussd-text', empty.subarray(0, 16).toString('base64url'))).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Whether the client of one request has gone away (uWS `onAborted`). An `AbortSignal` is made
- * only for a handler that asks for one: creating an AbortController for every request cost ~8 µs
- * of the event loop here, and most requests end without anyone listening.
+ * only when asked for (a handler, a streamed reply): creating an AbortController for every
+ * request cost ~8 µs of the event loop here, and most requests end without anyone listening.
  */
 export class ClientGone {
   private goneAlready = false;

@@ -89,8 +89,8 @@ export class HttpServer {
       : Promise.resolve(Buffer.alloc(0));
     body.catch(() => undefined); // read (and maybe refused) before a handler asks for it
 
-    // The logger child, the query and the signal are made when a handler first reads them:
-    // most requests need none of them, and each cost microseconds on every request.
+    // The logger child, the query and the signal are made when first read (by a handler, an
+    // error reply, a streamed body): most requests need none, and each cost microseconds.
     let log: Logger | undefined;
     let query: URLSearchParams | undefined;
     const ctx: HttpContext = {

@@ -66,17 +66,26 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
       });
     }
     if (reply.kind === 'work') return end('common.unavailable');
-    await d.live.touch(
-      {
-        sessionId: req.sessionId,
-        phoneNumber: req.phoneNumber,
-        serviceCode: req.serviceCode,
-        state: reply.state,
-        startedAt: reply.startedAt,
-        lastActivityAt: now.toISOString(),
-      },
-      reply.end,
-    );
+    // The session has moved on whatever happens here: a list the operators read cannot cost
+    // the phone its screen.
+    await d.live
+      .touch(
+        {
+          sessionId: req.sessionId,
+          phoneNumber: req.phoneNumber,
+          serviceCode: req.serviceCode,
+          state: reply.state,
+          startedAt: reply.startedAt,
+          lastActivityAt: now.toISOString(),
+        },
+        reply.end,
+      )
+      .catch((err: unknown) =>
+        d.log.warn(
+          { err: err instanceof Error ? err.message : String(err), sessionId: req.sessionId },
+          'live-session index not updated',
+        ),
+      );
     return reply.text;
   } catch (err) {
     d.log.warn({ err: err instanceof Error ? err.message : String(err), sessionId: req.sessionId }, 'ussd hop failed');
