@@ -14,7 +14,7 @@ import { echoAsk, startClient, startWorker } from './suites/runtime.js';
 import { httpRedemptions } from './suites/http-redemptions.js';
 import { redemptions } from './suites/vouchers.js';
 import { ledgerJournal } from './suites/ledger.js';
-import { ussdHops } from './suites/ussd.js';
+import { ussdHops, type UssdLevel } from './suites/ussd.js';
 import { sseStreams, type SseResult } from './suites/sse.js';
 import { socketConnections, type SocketsResult } from './suites/sockets.js';
 
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   let bare: LevelResult[];
   let vouchers: { spread: LevelResult; hot: LevelResult };
   let http: { spread: LevelResult; hot: LevelResult };
-  let ussd: LevelResult[];
+  let ussd: UssdLevel[];
   let sse: SseResult;
   let sockets: SocketsResult;
   try {
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     http = await httpRedemptions(env, 64, 10_000);
     progress(`  10,000 vouchers: ${fmt.rate(http.spread.perSecond)}/s; one hot: ${fmt.rate(http.hot.perSecond)}/s`);
     progress('ussd: 5-hop sessions through a gateway process, 50 and 500 concurrent sessions');
-    ussd = await ussdHops(env, [50, 500]);
+    ussd = await ussdHops(env, worker.proc.pid ?? 0, [50, 500]);
     for (const u of ussd)
       progress(`  ${u.concurrency} sessions: ${fmt.rate(u.perSecond)} hops/s, p99 ${fmt.ms(u.p99Ms)} ms`);
     progress('oracle: 1,000 SSE streams held at once through a gateway process');

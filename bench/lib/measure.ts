@@ -18,13 +18,15 @@ export function percentile(sorted: Float64Array, p: number): number {
 
 /**
  * Runs `op` from `concurrency` loops for `durationMs` (after `warmupMs` not counted), each loop
- * starting its next op when the previous one ends (a closed system, like real askers).
+ * starting its next op when the previous one ends (a closed system, like real askers). `window`
+ * is told when the counted time starts and ends (to measure something else over it).
  */
 export async function closedLoop(
   concurrency: number,
   durationMs: number,
   op: (worker: number, i: number) => Promise<unknown>,
   warmupMs = 1_000,
+  window?: { start(): void; stop(): void },
 ): Promise<LevelResult> {
   const latencies: number[] = [];
   let errors = 0;
@@ -43,9 +45,11 @@ export async function closedLoop(
   });
   await new Promise((r) => setTimeout(r, warmupMs));
   measuring = true;
+  window?.start();
   const started = performance.now();
   await new Promise((r) => setTimeout(r, durationMs));
   measuring = false;
+  window?.stop();
   const seconds = (performance.now() - started) / 1000;
   stop = true;
   await Promise.all(loops);

@@ -36,19 +36,26 @@ export class RawHttpConnection {
   close(): void {
     this.socket?.destroy();
     this.socket = undefined;
+    this.buffered = '';
   }
 
   private open(): Promise<Socket> {
+    this.buffered = '';
     return new Promise((resolve, reject) => {
       const socket = connect({ host: this.host, port: this.port, noDelay: true }, () => resolve(socket));
       socket.setEncoding('latin1');
-      socket.on('data', (chunk: string) => this.onData(chunk));
+      // A server that stops answering fails the request instead of hanging the run.
+      socket.setTimeout(30_000, () => socket.destroy(new Error('no answer within 30 s')));
+      // Events of a socket this connection has already replaced concern nobody.
+      socket.on('data', (chunk: string) => this.socket === socket && this.onData(chunk));
       const fail = (err: Error): void => {
+        reject(err);
+        if (this.socket !== socket) return;
         this.socket = undefined;
+        this.buffered = '';
         const w = this.waiting;
         this.waiting = undefined;
         w?.reject(err);
-        reject(err);
       };
       socket.on('error', fail);
       socket.on('close', () => fail(new Error('connection closed')));

@@ -2,6 +2,7 @@
 import type { LedgerLevel } from '../suites/ledger.js';
 import type { SocketSide, SocketsResult } from '../suites/sockets.js';
 import type { SseResult } from '../suites/sse.js';
+import type { UssdLevel } from '../suites/ussd.js';
 import { fmt, type LevelResult } from './measure.js';
 
 export function render(
@@ -13,13 +14,19 @@ export function render(
   vouchers: { spread: LevelResult; hot: LevelResult },
   http: { spread: LevelResult; hot: LevelResult },
   ledger: LedgerLevel[],
-  ussd: LevelResult[],
+  ussd: UssdLevel[],
   sse: SseResult,
   sockets: SocketsResult,
 ): string {
   const socketRow = (name: string, s: SocketSide): string =>
     `| ${name} | ${fmt.rate(s.connected)} of ${fmt.rate(s.asked)} | ${fmt.rate(s.connected / s.connectSeconds)} | ${s.kbPerConnection.toFixed(1)} | ${s.roomSize} × ${s.events} | ${fmt.rate(s.deliveriesPerSecond)} | ${fmt.ms(s.latencyP50Ms)} | ${fmt.ms(s.latencyP99Ms)} | ${s.failed} |`;
   const echo64 = asks.find((a) => a.concurrency === 64);
+  const cpuRow = (c: UssdLevel['cpuPerHopUs']): string => {
+    const parts = [c.gateway, c.worker, c.postgres, c.redis, c.loadGenerator];
+    return [...parts, parts.reduce((a, b) => a + b, 0)]
+      .map((us) => (Number.isFinite(us) ? us.toFixed(0) : 'n/a'))
+      .join(' | ');
+  };
   const voucherRow = (name: string, r: LevelResult): string =>
     `| ${name} | ${r.concurrency} | ${fmt.rate(r.perSecond)} | ${fmt.ms(r.p50Ms)} | ${fmt.ms(r.p99Ms)} | ${r.errors} | **${fmt.ratio(r.perSecond, echo64?.perSecond ?? NaN)}** |`;
   const rows = asks.map((a, i) => {
@@ -82,12 +89,22 @@ Each concurrent session walks five hops (menu, a choice, the next screen, back, 
 \`POST /api/ussd\` with the cumulative text to a gateway process: service-code allowlist,
 per-phone rate limit (Redis), the phone's owner (cached), an ask to the session actor (xstate
 transition, write-behind snapshot), the live-sessions index (Redis). Then it starts a new session.
+The load generator keeps one connection per session and speaks HTTP/1.1 on it directly
+(node:http's client cost ~150 µs of CPU per request, taken from the servers' two cores).
 
 | Concurrent sessions | hops/s | p50 ms | p99 ms | errors | vs echo ask() at 64 |
 |---|---|---|---|---|---|
 ${ussd.map((u) => `| ${u.concurrency} | ${fmt.rate(u.perSecond)} | ${fmt.ms(u.p50Ms)} | ${fmt.ms(u.p99Ms)} | ${u.errors} | **${fmt.ratio(u.perSecond, echo64?.perSecond ?? NaN)}** |`).join('\n')}
 
-Aim (issue 5): 8,000 hops/s with p99 under 50 ms on this 2-core machine.
+Where a hop's CPU goes, µs per hop over the counted seconds (from \`/proc\`: the gateway and
+worker processes, every \`postgres\` and \`redis-server\` process, the load generator):
+
+| Concurrent sessions | gateway | worker | PostgreSQL | Redis | load generator | all |
+|---|---|---|---|---|---|---|
+${ussd.map((u) => `| ${u.concurrency} | ${cpuRow(u.cpuPerHopUs)} |`).join('\n')}
+
+Aim (issue 5): 8,000 hops/s with p99 under 50 ms on this 2-core machine. Two cores give
+2,000,000 µs of CPU a second, so 8,000 hops/s leaves 250 µs per hop for every process together.
 
 ## Oracle: SSE streams held at once
 

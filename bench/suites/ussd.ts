@@ -1,5 +1,6 @@
 import type { BenchEnv } from '../lib/env.js';
 import { startGateway } from '../lib/gateway.js';
+import { cpuMeter } from '../lib/cpu.js';
 import { closedLoop, type LevelResult } from '../lib/measure.js';
 import { RawHttpConnection } from '../lib/raw-http.js';
 
@@ -12,12 +13,25 @@ const HOPS = ['', '1', '1*1', '1*1*0', '1*1*0*00'];
  * its write-behind snapshot), then starts over as a new session. Phones come from a pool of
  * 1,000 unregistered numbers, so the phone look-up is as warm as in steady traffic.
  */
-export async function ussdHops(env: BenchEnv, levels: number[]): Promise<LevelResult[]> {
+/** A level's result, with the CPU each process spent per hop, µs (NaN: not measurable here). */
+export interface UssdLevel extends LevelResult {
+  cpuPerHopUs: Record<'gateway' | 'worker' | 'postgres' | 'redis' | 'loadGenerator', number>;
+}
+
+export async function ussdHops(env: BenchEnv, workerPid: number, levels: number[]): Promise<UssdLevel[]> {
   const gateway = await startGateway(env, { USSD_RATE_PER_MINUTE: '10000' });
   const { hostname, port } = new URL(gateway.base);
   try {
-    const results: LevelResult[] = [];
+    const results: UssdLevel[] = [];
     for (const concurrency of levels) {
+      // Where a hop's CPU goes: every process on the two cores, over the counted seconds only.
+      const meter = cpuMeter({
+        gateway: { pid: gateway.pid },
+        worker: { pid: workerPid },
+        postgres: { command: 'postgres' },
+        redis: { command: 'redis-server' },
+        loadGenerator: { pid: process.pid },
+      });
       const connections = Array.from({ length: concurrency }, () => new RawHttpConnection(hostname, Number(port)));
       const sessions = Array.from({ length: concurrency }, (_, w) => ({
         id: `bench-${concurrency}-${w}-0`,
@@ -40,7 +54,19 @@ export async function ussdHops(env: BenchEnv, levels: number[]): Promise<LevelRe
         const res = await connections[w]!.request('POST', '/api/ussd', body);
         if (res.status !== 200 || !res.body.startsWith('CON ')) throw new Error(`${res.status} ${res.body}`);
       };
-      results.push(await closedLoop(concurrency, env.seconds * 1000, (w) => hop(w)));
+      const level = await closedLoop(concurrency, env.seconds * 1000, (w) => hop(w), 1_000, meter);
+      const cpu = meter.spent();
+      const perHop = (ms: number): number => (ms * 1000) / level.ops;
+      results.push({
+        ...level,
+        cpuPerHopUs: {
+          gateway: perHop(cpu.gateway),
+          worker: perHop(cpu.worker),
+          postgres: perHop(cpu.postgres),
+          redis: perHop(cpu.redis),
+          loadGenerator: perHop(cpu.loadGenerator),
+        },
+      });
       for (const c of connections) c.close();
     }
     return results;
