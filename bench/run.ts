@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { Redis } from 'ioredis';
 import { benchEnv } from './lib/env.js';
+import { untilLedgerCaughtUp } from './lib/quiet.js';
 import { better, fmt, type LevelResult } from './lib/measure.js';
 import { render } from './lib/report.js';
 import { bareRedisLimit, httpHelloLimit } from './suites/limits.js';
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
     progress('vouchers: signed HTTP redemptions through a gateway process, 64 concurrent (seeding 10,001 over HTTP)');
     http = await httpRedemptions(env, 64, 10_000);
     progress(`  10,000 vouchers: ${fmt.rate(http.spread.perSecond)}/s; one hot: ${fmt.rate(http.hot.perSecond)}/s`);
+    await untilLedgerCaughtUp(env, progress);
     progress('ussd: 5-hop sessions through a gateway process, 50 and 500 concurrent sessions');
     ussd = await ussdHops(env, worker.proc.pid ?? 0, [50, 500]);
     for (const u of ussd)

@@ -1,0 +1,33 @@
+import postgres from 'postgres';
+import type { BenchEnv } from './env.js';
+
+/**
+ * Waits until the run's ledger has caught up with its outbox: the voucher suites leave tens of
+ * thousands of ledger entries behind them, and a suite measured while the worker and PostgreSQL
+ * still work them off was measured ~30% slow (USSD here). Gives up after `maxMs`, saying so.
+ */
+export async function untilLedgerCaughtUp(
+  env: BenchEnv,
+  progress: (line: string) => void,
+  maxMs = 180_000,
+): Promise<void> {
+  const sql = postgres(env.databaseUrl, { max: 1, onnotice: () => undefined });
+  try {
+    const started = Date.now();
+    for (let shown = 0; ;) {
+      const [row] = await sql<
+        { n: string }[]
+      >`SELECT count(*) AS n FROM ${sql(env.schema)}.outbox WHERE topic = 'ledger' AND processed_at IS NULL`;
+      const left = Number(row?.n ?? 0);
+      if (left === 0) return;
+      if (Date.now() - started > maxMs) return progress(`  ${left} outbox entries still waiting; measuring anyway`);
+      if (Date.now() - shown > 5_000) {
+        progress(`  waiting for the ledger: ${left} outbox entries left`);
+        shown = Date.now();
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    await sql.end();
+  }
+}
