@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { Redis } from 'ioredis';
 import { benchEnv } from './lib/env.js';
-import { untilLedgerCaughtUp } from './lib/quiet.js';
+import { untilLedgerCaughtUp, untilPostgresIdle } from './lib/quiet.js';
 import { better, fmt, type LevelResult } from './lib/measure.js';
 import { render } from './lib/report.js';
 import { bareRedisLimit, httpHelloLimit } from './suites/limits.js';
@@ -76,6 +76,7 @@ async function main(): Promise<void> {
     http = await httpRedemptions(env, 64, 10_000);
     progress(`  10,000 vouchers: ${fmt.rate(http.spread.perSecond)}/s; one hot: ${fmt.rate(http.hot.perSecond)}/s`);
     await untilLedgerCaughtUp(env, progress);
+    await untilPostgresIdle(progress);
     progress('ussd: 5-hop sessions through a gateway process, 50 and 500 concurrent sessions');
     ussd = await ussdHops(env, worker.proc.pid ?? 0, [50, 500]);
     for (const u of ussd)
