@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../actors/runtime/keys.js';
 import { perTick } from './per-tick.js';
@@ -29,6 +29,8 @@ export class PhoneRateLimit {
     private readonly redis: Redis,
     private readonly keys: Keys,
     private readonly perMinute: number,
+    /** PIN_ENCRYPTION_KEY: the digest is keyed, so a key listing cannot be reversed by enumerating numbers. */
+    private readonly secret: string,
   ) {}
 
   /** True while the phone is within its allowance; counts this request. */
@@ -38,11 +40,11 @@ export class PhoneRateLimit {
     return (await this.count(key)) <= this.perMinute;
   }
 
-  /** The phone number as it appears in the key: hashed, so a key listing shows no numbers. */
+  /** The phone number as it appears in the key: a keyed digest, so a key listing shows no numbers. */
   private digestOf(phone: string): string {
     let digest = this.digests.get(phone);
     if (digest === undefined) {
-      digest = createHash('sha256').update(phone).digest('hex').slice(0, 32);
+      digest = createHmac('sha256', this.secret).update(`hearth-ussd-rate:${phone}`).digest('hex').slice(0, 32);
       if (this.digests.size >= 50_000) this.digests.clear();
       this.digests.set(phone, digest);
     }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api, type Api } from '../support/api.js';
@@ -47,6 +48,15 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     expect(await ussd.session(sid(), phone).start()).toMatch(LIMITED);
     // Another phone has its own allowance.
     expect(await ussd.session(sid(), '+260970000502').start()).toMatch(/^CON Welcome to hearth/);
+    // The counters' keys name no phone: not its digits, nor a plain hash one could enumerate.
+    const minute = Math.floor(Date.now() / 60_000);
+    const keys = await env.redis.keys(env.keys.ussdRate('PHONE', minute).replace(':PHONE:', ':*:'));
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    const plain = createHash('sha256').update(phone).digest('hex').slice(0, 32);
+    for (const key of keys) {
+      expect(key).not.toContain('260970000501');
+      expect(key).not.toContain(plain);
+    }
   });
 
   it('lists sessions started at once, drops an ended one, and lets no other phone end it', async () => {

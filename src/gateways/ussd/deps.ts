@@ -41,7 +41,7 @@ export function ussdDeps(d: {
     client: d.client,
     directory: new PhoneDirectory(d.sql),
     pins,
-    rate: new PhoneRateLimit(d.redis, d.keys, d.ussd.ratePerMinute),
+    rate: new PhoneRateLimit(d.redis, d.keys, d.ussd.ratePerMinute, d.ussd.pinKey),
     live: new LiveSessions(d.redis, d.keys, d.ussd.idleMs),
     languages,
     work: {
