@@ -21,12 +21,17 @@ export class RawHttpConnection {
     private readonly port: number,
   ) {}
 
-  /** Sends `method path` with a JSON body and resolves with the status and body. */
-  async request(method: string, path: string, body: string, contentType = 'application/json'): Promise<RawResponse> {
+  /** Sends `method path` with a body and headers (JSON by default); resolves with the status and body. */
+  async request(
+    method: string,
+    path: string,
+    body: string,
+    headers: Record<string, string> = { 'content-type': 'application/json' },
+  ): Promise<RawResponse> {
     const socket = this.socket ?? (await this.open());
-    const head =
-      `${method} ${path} HTTP/1.1\r\nHost: ${this.host}:${this.port}\r\n` +
-      `Content-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    let head = `${method} ${path} HTTP/1.1\r\nHost: ${this.host}:${this.port}\r\n`;
+    for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+    head += `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
       socket.write(head + body);
