@@ -57,6 +57,8 @@ export async function carryOut(
       return d.pins.change(phone, owner.did, intent.currentMac, intent.nextMac, now);
     case 'listVouchers': {
       if (owner.audience !== 'household' || !owner.did) return { ok: true, data: { vouchers: [] } };
+      const check = await d.pins.verify(phone, owner.did, intent.pinMac, now);
+      if (!check.ok) return check;
       const today = now.toISOString().slice(0, 10);
       const { items } = await d.vouchers.list({ recipientDid: owner.did }, today, 20, 0);
       const vouchers = items.map((v: VoucherState) => {

@@ -67,12 +67,16 @@ describe('USSD gateway (spec 002) end to end', () => {
     expect(await phone.send('48213')).toMatch(
       /^CON Your PIN is set.\nhearth\n1 My vouchers\n2 Answer a survey\n3 Change PIN/,
     );
-    const list = await phone.send('1');
+    // Balances are money: they are shown to whoever knows the PIN, and a wrong one counts.
+    expect(await phone.send('1')).toMatch(/^CON Enter your PIN to see your vouchers:/);
+    expect(await phone.send('99999')).toMatch(/^CON Wrong PIN. 2 attempt\(s\) left.\nEnter your PIN to see/);
+    const list = await phone.send('48213');
     expect(list).toMatch(new RegExp(`^CON ${voucherId}: 100 of 100 \\(active\\)`));
-    expect(await phone.send('0')).toMatch(/^CON hearth\n1 My vouchers/);
+    expect(await phone.send('0')).toMatch(/^CON hearth\n1 My vouchers/); // back skips the PIN screen
     expect(await phone.send('3')).toMatch(/^CON Enter your current PIN:/);
     expect(await phone.send('99999')).toMatch(/^CON Create a 5-digit PIN:/); // the current PIN is checked at the end
     expect(await phone.send('52846')).toMatch(/Enter the same PIN again/);
+    // The right PIN above reset the count: this wrong one is again the first.
     expect(await phone.send('52846')).toMatch(/^CON Wrong PIN. 2 attempt\(s\) left.\nEnter your current PIN:/);
     expect(await phone.send('48213')).toMatch(/^CON Create a 5-digit PIN:/);
     expect(await phone.send('52846')).toMatch(/Enter the same PIN again/);

@@ -74,7 +74,8 @@ describe('USSD session logic', () => {
 
   it('pages a long list with 98 and keeps 0 as an answer on number screens', () => {
     const s = session('household');
-    const work = s.hop('1');
+    expect(screenText(s.hop('1'))).toMatch(/^CON Enter your PIN to see your vouchers:/);
+    const work = s.hop('1*48213');
     if (work.kind !== 'work') throw new Error('expected work');
     const vouchers = Array.from({ length: 12 }, (_, i) => ({
       id: `vch_${i}abcdef`,
@@ -82,12 +83,38 @@ describe('USSD session logic', () => {
       value: 100,
       status: 'active',
     }));
-    const first = screenText(s.resolve(work.intentId, { ok: true, data: { vouchers } }, '1'));
+    const first = screenText(s.resolve(work.intentId, { ok: true, data: { vouchers } }, '1*48213'));
     expect(first.length).toBeLessThanOrEqual(182);
     expect(first).toContain('98 More');
-    const second = screenText(s.hop('1*98'));
+    const second = screenText(s.hop('1*48213*98'));
     expect(second).not.toBe(first);
     expect(second.length).toBeLessThanOrEqual(182);
+  });
+});
+
+describe('USSD session logic: vouchers behind the PIN', () => {
+  it('asks for the PIN, sends only its hash, and keeps no hash once the gateway has answered', () => {
+    const s = session('household');
+    const work = s.hop('1*48213');
+    if (work.kind !== 'work' || work.intent.op !== 'listVouchers') throw new Error('expected listVouchers');
+    expect(work.intent.pinMac).toMatch(/^[A-Za-z0-9_-]{43}$/); // an HMAC-SHA256, base64url
+    expect(JSON.stringify(work)).not.toContain('48213');
+    const wrong = s.resolve(work.intentId, { ok: false, reason: 'wrong:2' }, '1*48213');
+    expect(screenText(wrong)).toMatch(/^CON Wrong PIN. 2 attempt\(s\) left.\nEnter your PIN to see your vouchers:/);
+    expect(JSON.stringify(s.state)).not.toContain(work.intent.pinMac);
+    const again = s.hop('1*48213*52846');
+    if (again.kind !== 'work') throw new Error('expected work');
+    const listed = s.resolve(again.intentId, { ok: true, data: { vouchers: [] } }, '1*48213*52846');
+    expect(screenText(listed)).toMatch(/^CON You have no vouchers./);
+    expect(JSON.stringify(s.state)).not.toMatch(/pinMac/);
+  });
+
+  it('ends the session when the PIN is locked', () => {
+    const s = session('household');
+    const work = s.hop('1*48213');
+    if (work.kind !== 'work') throw new Error('expected work');
+    const locked = s.resolve(work.intentId, { ok: false, reason: 'locked:09:30' }, '1*48213');
+    expect(screenText(locked)).toBe('END Too many wrong PINs. Your account is locked until 09:30.');
   });
 });
 
@@ -128,7 +155,7 @@ describe('USSD session logic: wrong input on every screen', () => {
       ok: true,
       data: { vouchers: [{ id: 'vch_1', remainingBalance: 5, value: 10, status: 'active' }] },
     };
-    expect(walk('household', ['1'], { 0: vouchers })).toMatch(/vch_1: 5 of 10/);
+    expect(walk('household', ['1', '48213'], { 1: vouchers })).toMatch(/vch_1: 5 of 10/);
     const products = { ok: true, data: { products: [{ id: 'p1', name: 'Stove' }] } };
     expect(walk('supplier', ['1', 'vch_123', '1', '3'], { 1: products })).toMatch(/Enter your PIN to confirm/);
     expect(walk('household', ['3', '52846', '48213'])).toMatch(/Enter the same PIN again/);

@@ -37,6 +37,7 @@ export const en = {
   'household.vouchers': 'My vouchers',
   'household.changePin': 'Change PIN',
   'household.surveys': 'Answer a survey',
+  'vouchers.pin': 'Enter your PIN to see your vouchers:',
   'vouchers.none': 'You have no vouchers.',
   'vouchers.line': '{id}: {balance} of {value} ({status})',
   'survey.none': 'There is no survey for you to answer now.',

@@ -11,5 +11,12 @@ import { vouchersFlow } from './vouchers.js';
  * README's example); the gateway and the session logic do not change.
  */
 export function installedFlows(mac: MacPin): FlowDefinition[] {
-  return [pinSetupFlow(mac), vouchersFlow, surveyFlow, supplierRedeemFlow(mac), changePinFlow(mac), unregisteredFlow];
+  return [
+    pinSetupFlow(mac),
+    vouchersFlow(mac),
+    surveyFlow,
+    supplierRedeemFlow(mac),
+    changePinFlow(mac),
+    unregisteredFlow,
+  ];
 }

@@ -21,7 +21,7 @@ export interface FlowContext {
 export type Intent =
   | { op: 'setPin'; pinMac: string }
   | { op: 'changePin'; currentMac: string; nextMac: string }
-  | { op: 'listVouchers' }
+  | { op: 'listVouchers'; pinMac: string }
   | { op: 'listProducts' }
   | { op: 'openSurvey' }
   | { op: 'submitSurvey'; surveyId: string; answers: Record<string, Record<string, string[] | number>> }

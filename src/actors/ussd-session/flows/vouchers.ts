@@ -1,6 +1,23 @@
+import { assign } from 'xstate';
 import { t } from '../catalog/index.js';
-import { keepResult, isOk, notice, screen, work, type FlowContext } from './kit.js';
+import { isLocked, reasonText } from './change-pin.js';
+import {
+  endWith,
+  isOk,
+  keepResult,
+  notice,
+  resultOf,
+  screen,
+  valueOf,
+  work,
+  type FlowContext,
+  type FlowEvent,
+} from './kit.js';
+import type { MacPin } from './pin-setup.js';
+import { isPinShape } from './pin-rules.js';
 import type { FlowDefinition } from './registry.js';
+
+type Args = { context: FlowContext; event: FlowEvent };
 
 interface VoucherLine {
   id: string;
@@ -17,20 +34,63 @@ function list(c: FlowContext): string {
     .join('\n');
 }
 
-/** A household's vouchers and balances (long lists page with 98). */
-export const vouchersFlow: FlowDefinition = {
-  id: 'vouchers',
-  audiences: ['household'],
-  label: 'household.vouchers',
-  entry: 'vouchers_load',
-  states: {
-    vouchers_load: work(
-      () => ({ op: 'listVouchers' }),
-      [
-        { guard: isOk, target: 'vouchers_list', actions: keepResult },
-        { target: 'menu', actions: notice('common.unavailable') },
-      ],
-    ),
-    vouchers_list: screen('menu', list),
-  },
+const isWrongPin = (e: FlowEvent): boolean => {
+  const r = resultOf(e);
+  return r?.ok === false && r.reason.startsWith('wrong:');
 };
+
+/**
+ * A household's vouchers and balances (long lists page with 98), behind the PIN: a basic phone
+ * is often shared within a family or lent to a neighbour, and a balance is money, so it is
+ * shown the way a mobile-money balance is, to whoever knows the PIN. A wrong PIN counts towards
+ * the lockout like any other.
+ */
+export function vouchersFlow(mac: MacPin): FlowDefinition {
+  return {
+    id: 'vouchers',
+    audiences: ['household'],
+    label: 'household.vouchers',
+    entry: 'vouchers_pin',
+    states: {
+      vouchers_pin: screen('pin', (c) => t(c.lang, 'vouchers.pin'), [
+        {
+          guard: ({ event }: Args) => isPinShape(valueOf(event)),
+          target: 'vouchers_load',
+          actions: assign(({ event, context }: Args) => ({
+            notice: null,
+            data: { ...context.data, pinMac: mac(valueOf(event), context) },
+          })),
+        },
+      ]),
+      vouchers_load: work(
+        (c) => ({ op: 'listVouchers', pinMac: String(c.data.pinMac) }),
+        [
+          // The PIN's hash has done its work: it does not stay in the session's snapshot.
+          { guard: isOk, target: 'vouchers_list', actions: [keepResult, forgetPin] },
+          {
+            guard: ({ event }: Args) => isWrongPin(event),
+            target: 'vouchers_pin',
+            actions: assign(({ context, event }: Args) => ({
+              notice: `${reasonText(context, resultOf(event))} `,
+              data: withoutPin(context.data),
+            })),
+          },
+          {
+            guard: ({ event }: Args) => isLocked(resultOf(event)),
+            target: 'done',
+            actions: endWith((c, e) => reasonText(c, resultOf(e))),
+          },
+          { target: 'menu', actions: [notice('common.unavailable'), forgetPin] },
+        ],
+      ),
+      vouchers_list: screen('menu', list),
+    },
+  };
+}
+
+function withoutPin(data: Record<string, unknown>): Record<string, unknown> {
+  const { pinMac: _used, ...rest } = data;
+  return rest;
+}
+
+const forgetPin = assign(({ context }: Args) => ({ data: withoutPin(context.data) }));
