@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { TransactionSql } from 'postgres';
 import type { Sql } from '../store/db.js';
 
 /** Wrong PINs in a row before a phone is locked, and for how long. */
@@ -6,6 +7,8 @@ export const MAX_PIN_ATTEMPTS = 3;
 export const LOCK_MS = 30 * 60 * 1000;
 /** How long a "this owner has a PIN" answer is reused (as long as the phone directory's owner). */
 const KNOWN_MS = 5_000;
+/** Work orders whose answers a phone's row keeps, so a repeated order gets the same answer. */
+const RECENT_ORDERS = 8;
 
 export type PinCheck = { ok: true } | { ok: false; reason: `wrong:${number}` | `locked:${string}` };
 
@@ -14,6 +17,7 @@ interface PinRow {
   pin_hash: Buffer;
   failed_attempts: number;
   locked_until: Date | null;
+  recent_orders: Array<[string, PinCheck]>;
 }
 
 /**
@@ -67,7 +71,7 @@ export class PinStore {
         INSERT INTO ussd_pins (phone_number, did, salt, pin_hash) VALUES (${phone}, ${did}, ${salt}, ${this.hash(salt, pinMac)})
         ON CONFLICT (phone_number) DO UPDATE
           SET did = EXCLUDED.did, salt = EXCLUDED.salt, pin_hash = EXCLUDED.pin_hash,
-              failed_attempts = 0, locked_until = NULL, updated_at = now()
+              failed_attempts = 0, locked_until = NULL, recent_orders = '[]'::jsonb, updated_at = now()
           WHERE ussd_pins.did <> EXCLUDED.did
         RETURNING 1`;
       if (rows.length === 0) return false;
@@ -83,42 +87,78 @@ export class PinStore {
   /**
    * Checks a PIN; counts a wrong one (locking at the third), resets the count on success. The
    * row is locked for the check, so parallel sessions of one phone take turns: each guess is
-   * counted before the next is looked at, and none slips past a lock set meanwhile.
+   * counted before the next is looked at, and none slips past a lock set meanwhile. With an
+   * `order` (the work order's id), a check that order has made already answers as it did then.
    */
-  async verify(phone: string, did: string, pinMac: string, now: Date): Promise<PinCheck> {
-    return this.sql.begin(async (tx): Promise<PinCheck> => {
-      const [row] = await tx<PinRow[]>`
-        SELECT salt, pin_hash, failed_attempts, locked_until FROM ussd_pins
-        WHERE phone_number = ${phone} AND did = ${did} FOR UPDATE`;
-      if (!row) return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS}` };
-      if (row.locked_until && row.locked_until > now) return { ok: false, reason: `locked:${clock(row.locked_until)}` };
-      if (timingSafeEqual(this.hash(row.salt, pinMac), row.pin_hash)) {
-        if (row.failed_attempts > 0 || row.locked_until) {
-          await tx`UPDATE ussd_pins SET failed_attempts = 0, locked_until = NULL WHERE phone_number = ${phone}`;
-        }
-        return { ok: true };
-      }
-      const failed = row.failed_attempts + 1;
-      if (failed >= MAX_PIN_ATTEMPTS) {
-        const until = new Date(now.getTime() + LOCK_MS);
-        await tx`
-          UPDATE ussd_pins SET failed_attempts = 0, locked_until = ${until}, updated_at = now() WHERE phone_number = ${phone}`;
-        return { ok: false, reason: `locked:${clock(until)}` };
-      }
-      await tx`UPDATE ussd_pins SET failed_attempts = ${failed}, updated_at = now() WHERE phone_number = ${phone}`;
-      return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS - failed}` };
+  async verify(phone: string, did: string, pinMac: string, now: Date, order?: string): Promise<PinCheck> {
+    return this.checked(phone, did, pinMac, now, order, () => Promise.resolve());
+  }
+
+  /**
+   * Changes a PIN after checking the current one (which counts towards the lockout), in the
+   * check's transaction. Repeated with the same `order`, it answers as the first time did, and
+   * never checks the current PIN against the one that order has just set.
+   */
+  async change(
+    phone: string,
+    did: string,
+    currentMac: string,
+    nextMac: string,
+    now: Date,
+    order?: string,
+  ): Promise<PinCheck> {
+    return this.checked(phone, did, currentMac, now, order, async (tx: TransactionSql) => {
+      const salt = randomBytes(16);
+      await tx`
+        UPDATE ussd_pins SET salt = ${salt}, pin_hash = ${this.hash(salt, nextMac)}, updated_at = now()
+        WHERE phone_number = ${phone} AND did = ${did}`;
     });
   }
 
-  /** Changes a PIN after checking the current one (which counts towards the lockout). */
-  async change(phone: string, did: string, currentMac: string, nextMac: string, now: Date): Promise<PinCheck> {
-    const check = await this.verify(phone, did, currentMac, now);
-    if (!check.ok) return check;
-    const salt = randomBytes(16);
-    await this.sql`
-      UPDATE ussd_pins SET salt = ${salt}, pin_hash = ${this.hash(salt, nextMac)}, updated_at = now()
-      WHERE phone_number = ${phone} AND did = ${did}`;
-    return { ok: true };
+  /** A PIN check under the row's lock; `then` runs in the same transaction when the PIN is right. */
+  private checked(
+    phone: string,
+    did: string,
+    pinMac: string,
+    now: Date,
+    order: string | undefined,
+    then: (tx: TransactionSql) => Promise<void>,
+  ): Promise<PinCheck> {
+    return this.sql.begin(async (tx): Promise<PinCheck> => {
+      const [row] = await tx<PinRow[]>`
+        SELECT salt, pin_hash, failed_attempts, locked_until, recent_orders FROM ussd_pins
+        WHERE phone_number = ${phone} AND did = ${did} FOR UPDATE`;
+      if (!row) return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS}` };
+      const repeated = order === undefined ? undefined : row.recent_orders.find(([id]) => id === order);
+      if (repeated) return repeated[1];
+      const answer = await this.judge(tx, phone, row, pinMac, now);
+      if (answer.ok) await then(tx);
+      if (order !== undefined) {
+        const recent = [...row.recent_orders, [order, answer]].slice(-RECENT_ORDERS);
+        await tx`UPDATE ussd_pins SET recent_orders = ${tx.json(recent)} WHERE phone_number = ${phone}`;
+      }
+      return answer;
+    });
+  }
+
+  /** Compares in constant time and keeps the count of wrong PINs (and the lock) in the row. */
+  private async judge(tx: TransactionSql, phone: string, row: PinRow, pinMac: string, now: Date): Promise<PinCheck> {
+    if (row.locked_until && row.locked_until > now) return { ok: false, reason: `locked:${clock(row.locked_until)}` };
+    if (timingSafeEqual(this.hash(row.salt, pinMac), row.pin_hash)) {
+      if (row.failed_attempts > 0 || row.locked_until) {
+        await tx`UPDATE ussd_pins SET failed_attempts = 0, locked_until = NULL WHERE phone_number = ${phone}`;
+      }
+      return { ok: true };
+    }
+    const failed = row.failed_attempts + 1;
+    if (failed >= MAX_PIN_ATTEMPTS) {
+      const until = new Date(now.getTime() + LOCK_MS);
+      await tx`
+        UPDATE ussd_pins SET failed_attempts = 0, locked_until = ${until}, updated_at = now() WHERE phone_number = ${phone}`;
+      return { ok: false, reason: `locked:${clock(until)}` };
+    }
+    await tx`UPDATE ussd_pins SET failed_attempts = ${failed}, updated_at = now() WHERE phone_number = ${phone}`;
+    return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS - failed}` };
   }
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ActorClient } from '../actors/runtime/actor-client.js';
 import type { Intent, IntentResult } from '../actors/ussd-session/index.js';
 import { fromMicro, toMicro } from '../actors/voucher/money.js';
@@ -30,13 +31,23 @@ export interface WorkDeps {
 }
 
 /**
+ * A work order's id across every session: the session's id and the order's id within it (a
+ * mailbox entry id, which another partition's mailbox may repeat), hashed to a fixed length.
+ */
+export function workOrderId(sessionId: string, intentId: string): string {
+  // Length-prefixed, so no two (session, order) pairs hash the same input.
+  return createHash('sha256').update(`${sessionId.length}:${sessionId}${intentId}`).digest('base64url');
+}
+
+/**
  * Carries out what a session asked for, for the phone's owner only. Every order is safe to run
- * twice (two requests of one session may both carry it out): a redemption's request id is the
- * order's id, so the voucher actor applies it once.
+ * twice, since two requests of one session may both carry it out: a PIN check made for an order
+ * before answers as it did (a wrong PIN counts once, a changed PIN is not checked against the
+ * new one), and a redemption's request id is the order's id, so the voucher actor applies it once.
  */
 export async function carryOut(
   d: WorkDeps,
-  order: { intentId: string; intent: Intent },
+  order: { id: string; intent: Intent },
   phone: string,
   owner: PhoneOwner,
 ): Promise<IntentResult> {
@@ -47,17 +58,17 @@ export async function carryOut(
       if (!owner.did) return { ok: false, reason: 'not registered' };
       if (await d.pins.create(phone, owner.did, intent.pinMac, now)) return { ok: true };
       // Already set (another session was first, or this order runs twice): only the same PIN is a success.
-      return d.pins.verify(phone, owner.did, intent.pinMac, now);
+      return d.pins.verify(phone, owner.did, intent.pinMac, now, order.id);
     case 'setLanguage':
       if (!(intent.lang in catalogs)) return { ok: false, reason: 'language not installed' };
       await d.languages.set(phone, intent.lang);
       return { ok: true };
     case 'changePin':
       if (!owner.did) return { ok: false, reason: 'not registered' };
-      return d.pins.change(phone, owner.did, intent.currentMac, intent.nextMac, now);
+      return d.pins.change(phone, owner.did, intent.currentMac, intent.nextMac, now, order.id);
     case 'listVouchers': {
       if (owner.audience !== 'household' || !owner.did) return { ok: true, data: { vouchers: [] } };
-      const check = await d.pins.verify(phone, owner.did, intent.pinMac, now);
+      const check = await d.pins.verify(phone, owner.did, intent.pinMac, now, order.id);
       if (!check.ok) return check;
       const today = now.toISOString().slice(0, 10);
       const { items } = await d.vouchers.list({ recipientDid: owner.did }, today, 20, 0);
@@ -74,7 +85,7 @@ export async function carryOut(
       return { ok: true, data: { products: approved.map((p) => ({ id: p.id, name: p.name })) } };
     }
     case 'redeem':
-      return redeem(d, order.intentId, intent, phone, owner, now);
+      return redeem(d, order.id, intent, phone, owner, now);
     case 'openSurvey': {
       if (owner.audience !== 'household' || !owner.did) return { ok: true, data: {} };
       const survey = await openSurveyFor(d.sql, owner.did);
@@ -111,21 +122,21 @@ async function submitSurvey(
 
 async function redeem(
   d: WorkDeps,
-  intentId: string,
+  orderId: string,
   intent: Extract<Intent, { op: 'redeem' }>,
   phone: string,
   owner: PhoneOwner,
   now: Date,
 ): Promise<IntentResult> {
   if (owner.audience !== 'supplier' || !owner.did) return { ok: false, reason: 'only a supplier may redeem' };
-  const check = await d.pins.verify(phone, owner.did, intent.pinMac, now);
+  const check = await d.pins.verify(phone, owner.did, intent.pinMac, now, orderId);
   if (!check.ok) return check;
   const supplier = await d.suppliers.get(owner.did);
   if (!supplier?.authorized) return { ok: false, reason: 'this supplier is not authorized to redeem' };
   try {
     const r = await d.client.ask<Redemption>('voucher', intent.voucherId, {
       kind: 'redeem',
-      requestId: `ussd:${intentId}`,
+      requestId: `ussd:${orderId}`,
       supplierDid: owner.did,
       productId: intent.productId,
       amount: toMicro(intent.amount),
