@@ -168,6 +168,22 @@ describe('USSD gateway (spec 002) end to end', () => {
     expect(r.text).toMatch(/^CON Enter the voucher ID:/);
   });
 
+  it("knows a registered phone sent without the '+', and refuses a national number with 400", async () => {
+    const bare = SUPPLIER_PHONE.slice(1);
+    const r = await ussd.post({ sessionId: sid(), phoneNumber: bare, text: '1' });
+    expect(r.text).toMatch(/^CON Enter the voucher ID:/); // the supplier's menu, not the unregistered one
+    const national = await ussd.post({ sessionId: sid(), phoneNumber: '0971000002', text: '' });
+    expect(national.status).toBe(400);
+    expect(national.text).toMatch(/international format/);
+    const xml = await fetch(`http://127.0.0.1:${hearth.port}/api/ussd`, {
+      method: 'POST',
+      body: '<ussd/>',
+      headers: { 'content-type': 'text/xml' },
+    });
+    expect(xml.status).toBe(400);
+    expect(await xml.text()).toMatch(/application\/json or application\/x-www-form-urlencoded/);
+  });
+
   it('ends an unknown service code with a clear line, and answers malformed requests with 400', async () => {
     const r = await ussd.post({ sessionId: sid(), phoneNumber: HOUSEHOLD_PHONE, serviceCode: '*999#', text: '' });
     expect(r).toMatchObject({ status: 200, text: 'END This service code is not available here.' });

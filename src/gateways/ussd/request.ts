@@ -16,10 +16,14 @@ export const ussdRequest = z.object({
     .trim()
     .regex(/^[0-9*#]{1,32}$/, 'must be a USSD code such as *1234#')
     .default('*1234#'),
+  // International format (E.164), with or without the `+` some aggregators leave out; kept with
+  // it, as the registries hold numbers, so `260971…` and `+260971…` are one phone (its owner, PIN,
+  // rate limit). A national number (`0971…`) names no country: it is refused, not guessed.
   phoneNumber: z
     .string()
     .trim()
-    .regex(/^\+?[0-9]{6,15}$/, 'must be a phone number in international format'),
+    .regex(/^\+?[1-9][0-9]{5,14}$/, 'must be a phone number in international format, such as +260971234567')
+    .transform((n) => (n.startsWith('+') ? n : `+${n}`)),
   text: z
     .string()
     .max(1_000, 'is longer than 1000 characters')
@@ -48,10 +52,8 @@ export async function readUssdRequest(ctx: HttpContext): Promise<UssdRequest> {
       throw new AppError('INVALID_JSON', 'the body is not valid JSON');
     }
   } else {
-    throw new AppError(
-      'UNSUPPORTED_MEDIA_TYPE',
-      'send the body as application/json or application/x-www-form-urlencoded',
-    );
+    // A 400 like any malformed request (not 415): an aggregator is told one thing, "fix the request".
+    throw new AppError('VALIDATION_FAILED', 'send the body as application/json or application/x-www-form-urlencoded');
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new AppError('VALIDATION_FAILED', 'the body must be an object with sessionId, phoneNumber and text');
