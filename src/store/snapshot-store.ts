@@ -85,6 +85,9 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
       const snaps = live.flatMap((b) => [...b.dirty].map(([key, slot]) => ({ b, key, slot })));
       const rows = live.flatMap((b) => b.outbox.map((o) => ({ b, o })));
       const recs = live.flatMap((b) => (b.records ?? []).map((r) => ({ b, r })));
+      const states = storable(() => JSON.stringify(snaps.map((x) => x.slot.state ?? null)));
+      const payloads = storable(() => rows.map((r) => JSON.stringify(r.o.payload ?? null)));
+      const bodies = storable(() => recs.map((x) => JSON.stringify(x.r.body ?? null)));
       // The states travel as one JSON array (parsed once by PostgreSQL), not a text[] of JSON
       // documents, which the driver escapes element by element (~4% of a USSD worker's time).
       // One statement, so one round trip and an implicit transaction. Each batch's fence row is
@@ -103,7 +106,7 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
           FROM unnest(${sql.array(snaps.map((x) => x.b.type))}::text[], ${sql.array(snaps.map((x) => x.b.partition))}::int[],
                       ${sql.array(snaps.map((x) => x.key))}::text[], ${sql.array(snaps.map((x) => x.slot.version))}::bigint[],
                       ${sql.array(snaps.map((x) => x.slot.lastMsgId))}::text[]) WITH ORDINALITY AS t(type, partition, k, v, m, n)
-          JOIN jsonb_array_elements(${JSON.stringify(snaps.map((x) => x.slot.state ?? null))}::text::jsonb) WITH ORDINALITY AS j(s, n)
+          JOIN jsonb_array_elements(${states}::text::jsonb) WITH ORDINALITY AS j(s, n)
             ON j.n = t.n
           JOIN fence f ON f.type = t.type AND f.partition = t.partition
         ), snap AS (
@@ -121,7 +124,7 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
           FROM unnest(${sql.array(rows.map((r) => r.b.type))}::text[], ${sql.array(rows.map((r) => r.b.partition))}::int[],
                       ${sql.array(rows.map((r) => r.o.topic))}::text[], ${sql.array(rows.map((r) => r.o.key))}::text[],
                       ${sql.array(rows.map((r) => r.o.msgId))}::text[], ${sql.array(rows.map((r) => r.o.seq))}::int[],
-                      ${sql.array(rows.map((r) => JSON.stringify(r.o.payload ?? null)))}::text[]) AS x(type, partition, t, k, m, q, p)
+                      ${sql.array(payloads)}::text[]) AS x(type, partition, t, k, m, q, p)
           JOIN fence f ON f.type = x.type AND f.partition = x.partition
           ON CONFLICT (actor_type, actor_key, msg_id, seq) DO NOTHING
           RETURNING 1
@@ -131,7 +134,7 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
           FROM unnest(${sql.array(recs.map((x) => x.b.type))}::text[], ${sql.array(recs.map((x) => x.b.partition))}::int[],
                       ${sql.array(recs.map((x) => x.r.key))}::text[], ${sql.array(recs.map((x) => x.r.kind))}::text[],
                       ${sql.array(recs.map((x) => x.r.id))}::text[], ${sql.array(recs.map((x) => x.r.msgId))}::text[],
-                      ${sql.array(recs.map((x) => JSON.stringify(x.r.body ?? null)))}::text[]) AS x(type, partition, k, kind, id, m, body)
+                      ${sql.array(bodies)}::text[]) AS x(type, partition, k, kind, id, m, body)
           JOIN fence f ON f.type = x.type AND f.partition = x.partition
           ON CONFLICT (actor_type, kind, record_id) DO NOTHING
           RETURNING 1
@@ -148,4 +151,18 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
       return held;
     },
   };
+}
+
+/**
+ * Serialises what a commit stores. What JSON cannot hold (a BigInt, a cycle) is a data error,
+ * like one PostgreSQL refuses (SQLSTATE 22P02): the worker then isolates the entry that made it
+ * and dead-letters it, instead of retrying the same batch for ever.
+ */
+function storable<T>(serialise: () => T): T {
+  try {
+    return serialise();
+  } catch (err) {
+    const message = `a state or outbox row cannot be stored as JSON: ${err instanceof Error ? err.message : String(err)}`;
+    throw Object.assign(new Error(message), { code: '22P02' });
+  }
 }

@@ -1,8 +1,34 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
+import type { ActorDefinition, PersistencePolicy } from '../../src/actors/runtime/types.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
+
+/** A tally whose messages can fail in decide, or produce a state or a reply JSON cannot hold. */
+function tally(type: string, persistence: PersistencePolicy): ActorDefinition<{ n: number | bigint }> {
+  return {
+    type,
+    persistence,
+    messages: z.object({ kind: z.enum(['add', 'throw', 'bigState', 'bigReply', 'get']) }),
+    decide(state, msg) {
+      const n = Number(state?.n ?? 0);
+      switch (msg.kind) {
+        case 'throw':
+          throw new Error('decide failed on purpose');
+        case 'bigState':
+          return { state: { n: BigInt(n + 1) }, reply: { ok: true } };
+        case 'bigReply':
+          return { state: { n: n + 1 }, reply: { n: BigInt(n + 1) } };
+        case 'get':
+          return { state, reply: { n } };
+        default:
+          return { state: { n: n + 1 }, reply: { n: n + 1 } };
+      }
+    },
+  };
+}
 
 describe('dead-letter stream', () => {
   let env: Isolated;
@@ -60,4 +86,53 @@ describe('dead-letter stream', () => {
     await client.close();
     await runtime.close();
   });
+
+  for (const persistence of [
+    { mode: 'write-behind', flushMs: 50 },
+    { mode: 'commit-before-reply' },
+  ] as PersistencePolicy[]) {
+    it(`sets aside a message that fails in decide, or whose state or reply JSON cannot hold, and goes on (${persistence.mode})`, async () => {
+      const type = persistence.mode === 'write-behind' ? 'tally-wb' : 'tally-cbr';
+      const runtime = await startRuntime(env, { actors: [tally(type, persistence)] });
+      const client = await startClient(env);
+      try {
+        await expect(client.ask(type, 'a', { kind: 'throw' })).rejects.toMatchObject({ code: 'ACTOR_FAILED' });
+        await expect(client.ask(type, 'b', { kind: 'bigReply' })).rejects.toMatchObject({ code: 'ACTOR_FAILED' });
+        // A state that cannot be stored is found when its commit fails (write-behind has replied
+        // by then): the worker singles the entry out and sets it aside.
+        await client.ask(type, 'c', { kind: 'bigState' }).catch(() => undefined);
+        const dead = await eventually(
+          () => env.redis.xrange(env.keys.deadLetter(type), '-', '+'),
+          (d) => d.length >= 3,
+          10_000,
+        );
+        const errors = dead.map(([, f]) => f[f.indexOf('error') + 1] ?? '');
+        expect(errors).toHaveLength(3);
+        expect(errors.filter((e) => /decide failed on purpose/.test(e))).toHaveLength(1);
+        expect(errors.filter((e) => /BigInt/i.test(e))).toHaveLength(2);
+        // The partitions are not stalled: every key, those three included, goes on from no state.
+        for (const key of ['a', 'b', 'c', 'd']) {
+          expect(await client.ask<{ n: number }>(type, key, { kind: 'add' })).toEqual({ n: 1 });
+        }
+        // Everything is acknowledged (write-behind: by its flush), nothing left pending.
+        const pending = await eventually(
+          async () => {
+            let n = 0;
+            for (let p = 0; p < testRuntimeOptions.partitions; p++) {
+              const [count] = (await env.redis.xpending(env.keys.mailbox(type, p), env.keys.group)) as [number];
+              n += count;
+            }
+            return n;
+          },
+          (n) => n === 0,
+          10_000,
+        );
+        expect(pending).toBe(0);
+        expect(await env.redis.xlen(env.keys.deadLetter(type))).toBe(3); // none written twice
+      } finally {
+        await client.close();
+        await runtime.close();
+      }
+    });
+  }
 });

@@ -105,8 +105,11 @@ export function applyBatch(
       id: (n = 0) => derivedId(def.type, entry.key, entry.id, n),
     };
     let decision;
+    let replyBody: string | undefined;
     try {
       decision = def.decide(slot.state, msg.data, ctx);
+      // A reply JSON cannot carry (a BigInt, a cycle) fails this message, not the whole batch.
+      if (entry.reply && !decision.rejection) replyBody = JSON.stringify(decision.reply ?? null);
     } catch (err) {
       outcome.poison.push({ entry, error: err instanceof Error ? err.message : String(err) });
       continue;
@@ -127,12 +130,7 @@ export function applyBatch(
       outcome.outbox.push({ key: entry.key, msgId: entry.id, seq, topic: effect.topic, payload: effect.payload });
     });
     if (entry.reply) {
-      pushReply(outcome, {
-        stream: entry.reply,
-        corr: entry.corr,
-        ok: true,
-        body: JSON.stringify(decision.reply ?? null),
-      });
+      pushReply(outcome, { stream: entry.reply, corr: entry.corr, ok: true, body: replyBody ?? 'null' });
     }
   }
   return outcome;

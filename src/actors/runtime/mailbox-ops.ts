@@ -120,7 +120,8 @@ export class MailboxOps {
       // A dead letter and the acknowledgement of its entry go together or not at all.
       const tx = this.redis.multi();
       for (const d of dead) tx.xadd(deadStream, '*', ...deadLetterFields(d, this.stream, worker));
-      tx.xack(this.stream, this.group, ...ids);
+      // XACK with no id is a syntax error, which would abort the whole MULTI.
+      if (ids.length > 0) tx.xack(this.stream, this.group, ...ids);
       sent.push(tx.exec().then(failOnError));
     } else if (ids.length > 0) {
       sent.push(this.redis.xack(this.stream, this.group, ...ids));

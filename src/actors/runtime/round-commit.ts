@@ -106,7 +106,8 @@ export async function commitRound(env: RoundEnv, batches: Array<[Owned, Applied]
 /** Acknowledges and replies for a committed batch; forgets the takeover counts of claimed entries. */
 async function settlePartition(env: RoundEnv, o: Owned, a: Applied, reply: boolean): Promise<void> {
   const { d } = env;
-  await o.ops.settle(a.ids, reply ? a.outcome.replies : [], reply ? a.dead : [], d.deadStream, d.workerId);
+  // A write-behind flush (reply false) replied at apply time but still owes its dead letters.
+  await o.ops.settle(a.ids, reply ? a.outcome.replies : [], a.dead, d.deadStream, d.workerId);
   if (o.claimed.size === 0) return;
   const done = a.ids.filter((id) => o.claimed.delete(id));
   for (const id of done) o.poisonIds.delete(id);

@@ -274,16 +274,21 @@ export class TypeWorker {
     for (const [o, raw] of read) {
       applied.push([o, await applyToPartition(this.d, o.cache, raw, o.poisonIds, now)]);
     }
-    if (this.d.def.persistence.mode === 'commit-before-reply') {
+    // While isolating an entry PostgreSQL refused, write-behind commits round by round too: a
+    // flush would merge the one-entry rounds again and never single the entry out.
+    if (this.d.def.persistence.mode === 'commit-before-reply' || this.isolating > 0) {
       this.commitInOrder(applied);
       while (this.ahead.length >= MAX_AHEAD) await this.ahead.shift();
       this.throwIfFailed();
       return;
     }
+    // Replies (a dead-lettered entry's failure included) leave now; the dead letters themselves
+    // go with the flush's acknowledgement, in one MULTI, so a crash before it neither loses one
+    // nor writes one twice (the replay dead-letters the entry again, and only that one lands).
     await Promise.all(
       applied.map(async ([o, a]) => {
         this.writeBehind?.hold(o, a);
-        await o.ops.settle([], a.outcome.replies, a.dead, this.d.deadStream, this.d.workerId);
+        await o.ops.settle([], a.outcome.replies, [], this.d.deadStream, this.d.workerId);
       }),
     );
   }
