@@ -55,8 +55,14 @@ export const configSchema = z
     MAX_DELIVERIES: positiveInt.max(100).default(5),
     /** Largest accepted request body, bytes. Default 1 MiB. */
     MAX_BODY_BYTES: positiveInt.default(1024 * 1024),
-    /** Seconds that shutdown waits for in-flight requests and batches. Default 10. */
+    /** How long shutdown waits for in-flight requests and batches, ms. Default 10000. */
     SHUTDOWN_GRACE_MS: positiveInt.default(10_000),
+    /**
+     * Longest a request may take before it is answered 503 UNAVAILABLE, ms: a store that stops
+     * answering (a cut network) must not hold clients for ever. Streams and the oracle's
+     * model-bound routes are exempt. Default 30000.
+     */
+    REQUEST_DEADLINE_MS: positiveInt.min(100).default(30_000),
     /** Bootstrap admin API key (at least 32 characters); only its hash is kept in memory. Default none. */
     HEARTH_ADMIN_KEY: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
     /** Expose the diagnostic echo/counter routes under /v1/diagnostics. Default false. */

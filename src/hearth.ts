@@ -177,6 +177,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       log: log.child({ role: config.ROLE }),
       metrics,
       maxBodyBytes: config.MAX_BODY_BYTES,
+      deadlineMs: config.REQUEST_DEADLINE_MS,
       commonHeaders: corsHeaders(config.CORS_ORIGIN),
     });
     // socket.io shares the app and the port; closing stops HTTP first, then the sockets, then the hub.

@@ -1,2 +1,3 @@
 export { AppError, isAppError } from './app-error.js';
 export { errorCodes, statusOf, type ErrorCode } from './codes.js';
+export { isStoreUnavailable } from './store-unavailable.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
+import { adminKey } from '../support/api.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { startProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
@@ -22,6 +23,8 @@ describe('HTTP gateway', () => {
       HEARTH_DIAGNOSTICS: 'true',
       MAX_BODY_BYTES: '1024',
       ACTOR_PARTITIONS: '2',
+      HEARTH_ADMIN_KEY: adminKey,
+      REQUEST_DEADLINE_MS: '1500',
     });
     hearth = await startHearth(config, env.log);
     base = `http://127.0.0.1:${hearth.port}`;
@@ -143,5 +146,44 @@ describe('HTTP gateway', () => {
       status = (await fetch(`${base}/health`)).status;
     }
     expect(status).toBe(200);
+  });
+
+  const listKeys = () => fetch(`${base}/v1/api-keys`, { headers: { authorization: `Bearer ${adminKey}` } });
+
+  async function untilPostgresBack(): Promise<void> {
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await listKeys()).status;
+    }
+    expect(status).toBe(200);
+  }
+
+  it('answers a /v1 route 503 UNAVAILABLE with Retry-After, not 500, when PostgreSQL refuses connections', async () => {
+    expect((await listKeys()).status).toBe(200);
+    pgProxy.cut();
+    const started = Date.now();
+    const res = await listKeys();
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
+    expect(Date.now() - started).toBeLessThan(3_000);
+    pgProxy.restore();
+    await untilPostgresBack();
+  });
+
+  it('answers 503 at REQUEST_DEADLINE_MS when PostgreSQL silently stops answering, instead of hanging', async () => {
+    pgProxy.stall();
+    const started = Date.now();
+    const res = await listKeys();
+    const took = Date.now() - started;
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('UNAVAILABLE');
+    expect(body.error.message).toMatch(/no answer within 1.5 s/);
+    expect(took).toBeGreaterThanOrEqual(1_400);
+    expect(took).toBeLessThan(5_000);
+    pgProxy.restore();
+    await untilPostgresBack();
   });
 });

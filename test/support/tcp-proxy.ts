@@ -4,6 +4,11 @@ export interface TcpProxy {
   port: number;
   /** Drops every connection and refuses new ones: the service behind looks down. */
   cut(): void;
+  /**
+   * Stops forwarding without closing anything, and holds new connections unanswered: a network
+   * that silently drops packets, where nothing fails and nothing answers.
+   */
+  stall(): void;
   /** Accepts and forwards again. */
   restore(): void;
   close(): Promise<void>;
@@ -13,8 +18,14 @@ export interface TcpProxy {
 export async function startProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let down = false;
+  let stalled = false;
   const server: Server = createServer((client) => {
     if (down) return void client.destroy();
+    if (stalled) {
+      sockets.add(client);
+      client.on('error', () => sockets.delete(client)).on('close', () => sockets.delete(client));
+      return;
+    }
     const upstream = createConnection({ host: targetHost, port: targetPort });
     sockets.add(client).add(upstream);
     const drop = (): void => {
@@ -37,8 +48,21 @@ export async function startProxy(targetHost: string, targetPort: number): Promis
       for (const s of sockets) s.destroy();
       sockets.clear();
     },
+    stall() {
+      stalled = true;
+      for (const s of sockets) {
+        s.unpipe();
+        s.pause();
+      }
+    },
     restore() {
       down = false;
+      // Stalled connections stay dead (as after a real outage); new ones are forwarded again.
+      if (stalled) {
+        stalled = false;
+        for (const s of sockets) s.destroy();
+        sockets.clear();
+      }
     },
     close: () =>
       new Promise((resolve) => {

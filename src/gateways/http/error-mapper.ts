@@ -1,4 +1,4 @@
-import { AppError, isAppError } from '../../errors/index.js';
+import { AppError, isAppError, isStoreUnavailable } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
 import { json, type Reply } from './reply.js';
 
@@ -8,8 +8,15 @@ import { json, type Reply } from './reply.js';
  * `message` are what clients written for the ixo oracle runtime (a NestJS app) read.
  */
 export function errorReply(err: unknown, log: Logger): Reply {
-  const appError = isAppError(err) ? err : new AppError('INTERNAL', 'internal error');
-  if (appError.status >= 500) {
+  const appError = isAppError(err)
+    ? err
+    : isStoreUnavailable(err)
+      ? unavailable()
+      : new AppError('INTERNAL', 'internal error');
+  if (appError.status === 503) {
+    // An outage, not a bug: one line with the cause, no stack per request.
+    log.warn({ code: appError.code, err: err instanceof Error ? err.message : String(err) }, 'request failed');
+  } else if (appError.status >= 500) {
     log.error({ err: isAppError(err) ? { code: err.code, message: err.message } : err }, 'request failed');
   } else {
     log.info({ code: appError.code }, 'request refused');
@@ -20,4 +27,9 @@ export function errorReply(err: unknown, log: Logger): Reply {
     { statusCode: appError.status, message: appError.message, error: appError.toJSON() },
     headers,
   );
+}
+
+/** A store could not be reached: the client should retry (Retry-After: 1). */
+function unavailable(): AppError {
+  return new AppError('UNAVAILABLE', 'a store (PostgreSQL or Redis) cannot be reached; retry later', undefined, true);
 }

@@ -24,6 +24,11 @@ export interface RouteSpec {
   handler: Handler;
   /** Required: every route is in the OpenAPI document. */
   doc: RouteDoc;
+  /**
+   * `none`: the handler may outlast REQUEST_DEADLINE_MS (it waits on a language model, bounded
+   * by that model's own idle timeout). Every other route is answered 503 at the deadline.
+   */
+  deadline?: 'none';
 }
 
 interface Compiled extends RouteSpec {

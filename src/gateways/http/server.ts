@@ -15,6 +15,8 @@ export interface HttpServerOptions {
   log: Logger;
   metrics: Metrics;
   maxBodyBytes: number;
+  /** A handler that has not answered by then is answered 503 UNAVAILABLE (routes may opt out). */
+  deadlineMs: number;
   /** Headers added to every reply (CORS, for instance). */
   commonHeaders?: (ctx: Pick<HttpContext, 'headers' | 'method'>) => Record<string, string>;
 }
@@ -134,10 +136,36 @@ export class HttpServer {
         const reply = errorReply(new AppError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`), ctx.log);
         return { ...reply, headers: { ...reply.headers, Allow: match.allowed.join(', ') } };
       }
-      return await match.route.handler(ctx);
+      const handled = match.route.handler(ctx);
+      if (match.route.deadline === 'none' || !(handled instanceof Promise)) return await handled;
+      return await this.withinDeadline(handled, ctx);
     } catch (err) {
       return errorReply(err, ctx.log);
     }
+  }
+
+  /**
+   * The handler's reply, or a 503 once the deadline passes: a store that stops answering (a
+   * network cut leaves queries waiting with no error) must not hold the client for ever. The
+   * handler goes on; its late reply is dropped.
+   */
+  private withinDeadline(handled: Promise<Reply>, ctx: HttpContext): Promise<Reply> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        ctx.log.warn({ route: ctx.route, deadlineMs: this.o.deadlineMs }, 'request deadline passed');
+        reject(
+          new AppError(
+            'UNAVAILABLE',
+            `no answer within ${this.o.deadlineMs / 1000} s: a store (PostgreSQL or Redis) is not answering; retry later`,
+            undefined,
+            true,
+          ),
+        );
+      }, this.o.deadlineMs);
+    });
+    handled.catch(() => undefined); // a failure after the deadline has no one to tell
+    return Promise.race([handled, late]).finally(() => clearTimeout(timer));
   }
 
   /** Feeds a streamed body until it settles or the client goes; then ends the response. */

@@ -102,6 +102,9 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
         body: sendMessageBody,
         responses: { 200: '{message: {type, content, id}, sessionId, messages?} or text/event-stream' },
       },
+      // A whole turn without `stream` waits on the model (bounded by its idle timeout and the
+      // client-call timeout), which can outlast REQUEST_DEADLINE_MS.
+      deadline: 'none',
       handler: ucanGuarded(auth, async (ctx, who) => {
         const { sessionId } = parseWith(sessionParams, ctx.params, 'path');
         const body = await jsonBody(ctx, sendMessageBody);

@@ -1,0 +1,32 @@
+/**
+ * Whether an error says a store (PostgreSQL, Redis) cannot be reached, as opposed to a bug: the
+ * caller is then told 503 UNAVAILABLE and to retry, not 500. Recognised:
+ * - socket errors (refused, reset, timed out, host unknown);
+ * - postgres.js connection codes (`CONNECTION_CLOSED`, `CONNECT_TIMEOUT`, …) and PostgreSQL's
+ *   SQLSTATE class 08 (connection exception), 57P01-57P03 (shutting down, cannot connect now)
+ *   and 53300 (too many connections);
+ * - ioredis giving up on a command (`MaxRetriesPerRequestError`, a closed or unwritable
+ *   connection).
+ */
+export function isStoreUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (socketCodes.has(code) || code.startsWith('CONNECTION_') || code === 'CONNECT_TIMEOUT') return true;
+    if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300') return true;
+  }
+  if (err.name === 'MaxRetriesPerRequestError') return true;
+  return redisGone.some((text) => err.message.includes(text));
+}
+
+const socketCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+]);
+
+const redisGone = ['Connection is closed.', "Stream isn't writeable", 'Reached the max retries per request limit'];
