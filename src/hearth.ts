@@ -165,6 +165,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         serviceCodes: config.ZM_SERVICE_CODES,
         idleMs: config.USSD_IDLE_SECONDS * 1000,
         ratePerMinute: config.USSD_RATE_PER_MINUTE,
+        deadlineMs: config.REQUEST_DEADLINE_MS,
       };
       for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock, log, ussd })) router.add(r);
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);

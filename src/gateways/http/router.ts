@@ -25,10 +25,16 @@ export interface RouteSpec {
   /** Required: every route is in the OpenAPI document. */
   doc: RouteDoc;
   /**
-   * `none`: the handler may outlast REQUEST_DEADLINE_MS (it waits on a language model, bounded
-   * by that model's own idle timeout). Every other route is answered 503 at the deadline.
+   * Every route without one is answered 503 UNAVAILABLE at REQUEST_DEADLINE_MS. `none`: the
+   * handler may outlast it (it waits on a language model, bounded by that model's own idle
+   * timeout). An object: this route's own deadline and what it answers then.
    */
-  deadline?: 'none';
+  deadline?: 'none' | { ms: number; answer: () => Reply };
+  /**
+   * Served while the process drains (its reply then closes the connection), instead of 503
+   * SHUTTING_DOWN: for clients that cannot retry elsewhere, such as a USSD aggregator.
+   */
+  serveWhileDraining?: boolean;
 }
 
 interface Compiled extends RouteSpec {

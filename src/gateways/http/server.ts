@@ -128,7 +128,9 @@ export class HttpServer {
 
   private async run(ctx: HttpContext, match: ReturnType<Router['match']>): Promise<Reply> {
     try {
-      if (this.draining) throw new AppError('SHUTTING_DOWN', 'this process is shutting down; retry', undefined, true);
+      if (this.draining && !(match.kind === 'found' && match.route.serveWhileDraining)) {
+        throw new AppError('SHUTTING_DOWN', 'this process is shutting down; retry', undefined, true);
+      }
       // A CORS preflight is answered for any path; the CORS headers come with every reply.
       if (ctx.method === 'OPTIONS' && ctx.headers['access-control-request-method']) return { status: 204 };
       if (match.kind === 'not-found') throw new AppError('NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
@@ -137,8 +139,9 @@ export class HttpServer {
         return { ...reply, headers: { ...reply.headers, Allow: match.allowed.join(', ') } };
       }
       const handled = match.route.handler(ctx);
-      if (match.route.deadline === 'none' || !(handled instanceof Promise)) return await handled;
-      return await this.withinDeadline(handled, ctx);
+      const { deadline } = match.route;
+      if (deadline === 'none' || !(handled instanceof Promise)) return await handled;
+      return await this.withinDeadline(handled, ctx, deadline);
     } catch (err) {
       return errorReply(err, ctx.log);
     }
@@ -149,20 +152,26 @@ export class HttpServer {
    * network cut leaves queries waiting with no error) must not hold the client for ever. The
    * handler goes on; its late reply is dropped.
    */
-  private withinDeadline(handled: Promise<Reply>, ctx: HttpContext): Promise<Reply> {
+  private withinDeadline(
+    handled: Promise<Reply>,
+    ctx: HttpContext,
+    own: { ms: number; answer: () => Reply } | undefined,
+  ): Promise<Reply> {
+    const ms = own?.ms ?? this.o.deadlineMs;
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
+    const late = new Promise<Reply>((resolve, reject) => {
       timer = setTimeout(() => {
-        ctx.log.warn({ route: ctx.route, deadlineMs: this.o.deadlineMs }, 'request deadline passed');
+        ctx.log.warn({ route: ctx.route, deadlineMs: ms }, 'request deadline passed');
+        if (own) return resolve(own.answer());
         reject(
           new AppError(
             'UNAVAILABLE',
-            `no answer within ${this.o.deadlineMs / 1000} s: a store (PostgreSQL or Redis) is not answering; retry later`,
+            `no answer within ${ms / 1000} s: a store (PostgreSQL or Redis) is not answering; retry later`,
             undefined,
             true,
           ),
         );
-      }, this.o.deadlineMs);
+      }, ms);
     });
     handled.catch(() => undefined); // a failure after the deadline has no one to tell
     return Promise.race([handled, late]).finally(() => clearTimeout(timer));

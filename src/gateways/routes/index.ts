@@ -105,6 +105,7 @@ export function productRoutes({
     ...ussdRoutes(
       g,
       ussdDeps({ sql, redis, keys: redisKeys, client, clock, log, ussd, vouchers, products, suppliers }),
+      ussd.deadlineMs,
     ),
   ];
 }

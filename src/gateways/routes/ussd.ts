@@ -1,5 +1,6 @@
+import { t, DEFAULT_LANGUAGE } from '../../actors/ussd-session/catalog/index.js';
 import type { RouteSpec } from '../http/router.js';
-import { json } from '../http/reply.js';
+import { json, type Reply } from '../http/reply.js';
 import type { LiveSessions } from '../../ussd/live-sessions.js';
 import { ussdHop, type HopDeps } from '../ussd/hop.js';
 import { readUssdRequest, ussdRequest } from '../ussd/request.js';
@@ -10,7 +11,16 @@ import { guarded, type Guards } from './guard.js';
  * put it behind the aggregator's IP allowlist at the edge), answered in `text/plain`;
  * `GET /api/ussd/sessions` for operators (admin or implementer key: it lists phone numbers).
  */
-export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }): RouteSpec[] {
+/** Aggregators give up on a callback after about 10 s; a hop that cannot answer by then ends. */
+const HOP_DEADLINE_CAP_MS = 8_000;
+
+const plain = (body: string): Reply => ({
+  status: 200,
+  headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+  body,
+});
+
+export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }, deadlineMs: number): RouteSpec[] {
   return [
     {
       method: 'POST',
@@ -22,10 +32,17 @@ export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }): Rout
         public: true,
         responses: { 200: 'text/plain: `CON …` continues the session, `END …` ends it', 400: 'a malformed request' },
       },
+      // An aggregator drops a session on anything but 200, and cannot retry on another
+      // gateway: a restart's drain still serves hops, and a store that stops answering ends the
+      // session with a line the phone can show rather than a 503.
+      serveWhileDraining: true,
+      deadline: {
+        ms: Math.min(deadlineMs, HOP_DEADLINE_CAP_MS),
+        answer: () => plain(`END ${t(DEFAULT_LANGUAGE, 'common.unavailable')}`),
+      },
       async handler(ctx) {
         const req = await readUssdRequest(ctx);
-        const text = await ussdHop(d, req);
-        return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: text };
+        return plain(await ussdHop(d, req));
       },
     },
     {

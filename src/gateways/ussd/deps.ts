@@ -20,6 +20,8 @@ export interface UssdOptions {
   serviceCodes: readonly string[];
   idleMs: number;
   ratePerMinute: number;
+  /** REQUEST_DEADLINE_MS: a hop gets at most this (and at most 8 s; see the route). */
+  deadlineMs: number;
 }
 
 /** Wires the USSD gateway's parts from the shared stores. */
