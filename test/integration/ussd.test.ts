@@ -61,7 +61,9 @@ describe('USSD gateway (spec 002) end to end', () => {
 
   it("takes a household through its first PIN, its vouchers, and a PIN change (form-encoded, as Africa's Talking sends)", async () => {
     const phone = ussd.session(sid(), HOUSEHOLD_PHONE, { form: true });
-    expect(await phone.start()).toMatch(/^CON Create a 5-digit PIN:/);
+    // Spec 002: the first request returns the main menu; before a PIN, it offers only that.
+    expect(await phone.start()).toBe('CON hearth\n1 Create your PIN');
+    expect(await phone.send('1')).toMatch(/^CON Create a 5-digit PIN:/);
     expect(await phone.send('11111')).toMatch(/all digits the same/);
     expect(await phone.send('48213')).toMatch(/^CON Enter the same PIN again:/);
     expect(await phone.send('48213')).toMatch(
@@ -142,7 +144,8 @@ describe('USSD gateway (spec 002) end to end', () => {
 
   it('lets a supplier redeem: voucher, product, amount, PIN; the voucher actor applies its rules', async () => {
     const phone = ussd.session(sid(), SUPPLIER_PHONE);
-    expect(await phone.start()).toMatch(/^CON Create a 5-digit PIN:/);
+    expect(await phone.start()).toBe('CON hearth\n1 Create your PIN');
+    expect(await phone.send('1')).toMatch(/^CON Create a 5-digit PIN:/);
     await phone.send('73914');
     expect(await phone.send('73914')).toMatch(/^CON Your PIN is set.\nhearth\n1 Redeem a voucher/);
     expect(await phone.send('1')).toMatch(/^CON Enter the voucher ID:/);
@@ -234,7 +237,8 @@ describe('USSD gateway (spec 002) end to end', () => {
       const as = { key: s.implementerKey };
       await a.call('POST', '/v1/households', { ...as, body: { did: first, phoneNumber } });
       const old = ussd.session(sid(), phoneNumber);
-      expect(await old.start()).toMatch(/^CON Create a 5-digit PIN:/);
+      expect(await old.start()).toMatch(/^CON hearth\n1 Create your PIN/);
+      expect(await old.send('1')).toMatch(/^CON Create a 5-digit PIN:/);
       await old.send('48213');
       expect(await old.send('48213')).toMatch(/^CON Your PIN is set/);
       // Two wrong PINs on the old owner's account (one short of its lockout).
@@ -254,7 +258,8 @@ describe('USSD gateway (spec 002) end to end', () => {
       await a.call('POST', '/v1/households', { ...as, body: { did: second, phoneNumber } });
       await new Promise((r) => setTimeout(r, 5_100)); // the phone directory remembers an owner 5 s
       const fresh = ussd.session(sid(), phoneNumber);
-      expect(await fresh.start()).toMatch(/^CON Create a 5-digit PIN:/);
+      expect(await fresh.start()).toMatch(/^CON hearth\n1 Create your PIN/);
+      expect(await fresh.send('1')).toMatch(/^CON Create a 5-digit PIN:/);
       await fresh.send('70315');
       expect(await fresh.send('70315')).toMatch(/^CON Your PIN is set/);
       // The new PIN is the new owner's; one wrong guess is counted from zero (no inherited lockout).

@@ -64,6 +64,16 @@ describe('USSD flow registry and catalogs', () => {
     expect(hop('4*1')).toBe('END We will call you back.');
   });
 
+  it('refuses at start a flow whose state names collide with another flow or the machine, or whose entry is missing', () => {
+    const flows = installedFlows(() => 'mac');
+    const clash = { ...callbackFlow, id: 'clash', states: { menu: callbackFlow.states.callback_confirm! } };
+    expect(() => buildMachine([...flows, clash])).toThrow(/flow "clash" names a state "menu", which the USSD machine/);
+    const twice = { ...callbackFlow, id: 'twice' };
+    expect(() => buildMachine([...flows, callbackFlow, twice])).toThrow(/"callback_confirm", which flow "callback"/);
+    const lost = { ...callbackFlow, entry: 'nowhere' };
+    expect(() => buildMachine([...flows, lost])).toThrow(/enters at "nowhere"/);
+  });
+
   it('offers a language choice once a second catalog is installed, and switches the texts', () => {
     catalogs.xx = { ...en, 'lang.name': 'Lingua', 'menu.title': 'foyer', 'menu.language': 'Lingua' };
     try {

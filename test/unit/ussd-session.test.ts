@@ -57,17 +57,21 @@ describe('USSD session logic', () => {
 
   it('sets a first PIN, entered twice, refusing easy ones with the reason', () => {
     const s = session('household', false);
-    expect(screenText(s.hop(''))).toMatch(/^CON Create a 5-digit PIN:/);
-    expect(screenText(s.hop('12345'))).toMatch(/PIN too easy to guess \(digits in sequence\)/);
-    expect(screenText(s.hop('12345*11111'))).toMatch(/all digits the same/);
-    expect(screenText(s.hop('12345*11111*48213'))).toMatch(/^CON Enter the same PIN again:/);
-    expect(screenText(s.hop('12345*11111*48213*48214'))).toMatch(/^CON The PINs did not match.\nCreate a 5-digit PIN/);
-    const work = s.hop('12345*11111*48213*48214*48213*48213');
+    expect(screenText(s.hop(''))).toBe('CON hearth\n1 Create your PIN');
+    expect(screenText(s.hop('2'))).toMatch(/^CON Invalid choice.\nhearth\n1 Create your PIN/); // nothing else yet
+    expect(screenText(s.hop('2*1'))).toMatch(/^CON Create a 5-digit PIN:/);
+    expect(screenText(s.hop('2*1*12345'))).toMatch(/PIN too easy to guess \(digits in sequence\)/);
+    expect(screenText(s.hop('2*1*12345*11111'))).toMatch(/all digits the same/);
+    expect(screenText(s.hop('2*1*12345*11111*48213'))).toMatch(/^CON Enter the same PIN again:/);
+    expect(screenText(s.hop('2*1*12345*11111*48213*48214'))).toMatch(
+      /^CON The PINs did not match.\nCreate a 5-digit PIN/,
+    );
+    const work = s.hop('2*1*12345*11111*48213*48214*48213*48213');
     expect(work.kind).toBe('work');
     if (work.kind !== 'work') return;
     expect(work.intent.op).toBe('setPin');
     expect(JSON.stringify(s.state)).not.toContain('48213'); // the PIN is never kept in clear
-    expect(screenText(s.resolve(work.intentId, { ok: true }, '12345*11111*48213*48214*48213*48213'))).toMatch(
+    expect(screenText(s.resolve(work.intentId, { ok: true }, '2*1*12345*11111*48213*48214*48213*48213'))).toMatch(
       /^CON Your PIN is set.\nhearth\n1 My vouchers/,
     );
   });

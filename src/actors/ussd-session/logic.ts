@@ -51,8 +51,7 @@ export function ussdDecide(opts: UssdLogicOptions) {
   const metaOf = (p: Persisted): ScreenMeta => lookup(p.value) ?? {};
 
   function home(c: FlowContext): Persisted {
-    const value = c.audience !== 'unregistered' && !c.pinSet ? 'pinSetup_create' : 'menu';
-    return { value, context: { ...c, notice: null, data: {} } };
+    return { value: 'menu', context: { ...c, notice: null, data: {} } };
   }
 
   function end(s: UssdSession, text: string): void {

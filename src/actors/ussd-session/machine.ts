@@ -24,27 +24,32 @@ export interface MachineInput {
 
 type Args = { context: FlowContext; event: FlowEvent };
 
-/** The main-menu entries of an audience: its flows with a label, then the language choice when there are two. */
+/**
+ * The main-menu entries of an audience: its flows with a label (for a registered phone, the
+ * first PIN's until it has one, the others after), then the language choice when there are two.
+ */
 export function menuEntries(
   flows: readonly FlowDefinition[],
   audience: Audience,
+  pinSet: boolean,
 ): Array<{ label: string; target: string }> {
   const entries = flows
     .filter((f) => f.label && f.audiences.includes(audience))
+    .filter((f) => audience === 'unregistered' || Boolean(f.whilePinUnset) === !pinSet)
     .map((f) => ({ label: f.label!, target: f.entry }));
   if (Object.keys(catalogs).length > 1) entries.push({ label: 'menu.language', target: 'language' });
   return entries;
 }
 
 /**
- * One xstate machine over every flow: `start` routes a new session (a first PIN for a registered
- * phone without one, else the menu), `menu` lists the audience's flows, `done` is the last
- * screen. Flows' states sit beside them; the session logic drives it with the pure
- * `transition()` and keeps `{value, context}` as the snapshot.
+ * One xstate machine over every flow: a session starts at `menu` (spec 002: the first request
+ * returns the main menu), which lists the audience's flows; `done` is the last screen. Flows'
+ * states sit beside them; the session logic drives it with the pure `transition()` and keeps
+ * `{value, context}` as the snapshot.
  */
 export function buildMachine(flows: readonly FlowDefinition[]) {
-  const flowStates = Object.assign({}, ...flows.map((f) => f.states)) as Record<string, unknown>;
-  const menuOf = (c: FlowContext) => menuEntries(flows, c.audience);
+  const flowStates = mergeStates(flows);
+  const menuOf = (c: FlowContext) => menuEntries(flows, c.audience, c.pinSet);
   const config = {
     id: 'ussd',
     initial: 'start',
@@ -57,15 +62,7 @@ export function buildMachine(flows: readonly FlowDefinition[]) {
       data: {},
     }),
     states: {
-      start: {
-        always: [
-          {
-            guard: ({ context }: Args) => context.audience !== 'unregistered' && !context.pinSet,
-            target: 'pinSetup_create',
-          },
-          { target: 'menu' },
-        ],
-      },
+      start: { always: [{ target: 'menu' }] },
       menu: {
         meta: {
           screen: {
@@ -79,11 +76,14 @@ export function buildMachine(flows: readonly FlowDefinition[]) {
         on: {
           INPUT: [
             ...audiences.flatMap((a) =>
-              menuEntries(flows, a).map((e, i) => ({
-                guard: ({ event, context }: Args) => context.audience === a && valueOf(event) === String(i + 1),
-                target: e.target,
-                actions: assign({ notice: null, data: {} }),
-              })),
+              [true, false].flatMap((pinSet) =>
+                menuEntries(flows, a, pinSet).map((e, i) => ({
+                  guard: ({ event, context }: Args) =>
+                    context.audience === a && context.pinSet === pinSet && valueOf(event) === String(i + 1),
+                  target: e.target,
+                  actions: assign({ notice: null, data: {} }),
+                })),
+              ),
             ),
             { actions: notice('common.invalid') },
           ],
@@ -115,4 +115,26 @@ export function buildMachine(flows: readonly FlowDefinition[]) {
     },
   };
   return createMachine(config as never);
+}
+
+/** The states the machine itself has; no flow may name one of its own so. */
+const CORE_STATES = ['start', 'menu', 'language', 'language_save', 'done'];
+
+/**
+ * Every flow's states in one record. Two flows naming a state alike (or a flow naming one like
+ * a core state) would silently replace one with the other: that stops the start instead.
+ */
+function mergeStates(flows: readonly FlowDefinition[]): Record<string, unknown> {
+  const owner = new Map<string, string>(CORE_STATES.map((s) => [s, 'the USSD machine']));
+  const merged: Record<string, unknown> = {};
+  for (const f of flows) {
+    for (const [name, state] of Object.entries(f.states)) {
+      const taken = owner.get(name);
+      if (taken) throw new Error(`USSD flow "${f.id}" names a state "${name}", which ${taken} already has`);
+      owner.set(name, `flow "${f.id}"`);
+      merged[name] = state;
+    }
+    if (!(f.entry in f.states)) throw new Error(`USSD flow "${f.id}" enters at "${f.entry}", which it does not define`);
+  }
+  return merged;
 }

@@ -19,6 +19,7 @@ export const en = {
   'unregistered.aboutText':
     'Registered households receive vouchers for clean cooking products. Approved suppliers redeem them when they deliver.',
   'unregistered.registerText': 'Ask your programme implementer to register your phone number with your household.',
+  'pin.setupEntry': 'Create your PIN',
   'pin.create': 'Create a 5-digit PIN:',
   'pin.confirm': 'Enter the same PIN again:',
   'pin.mismatch': 'The PINs did not match. ',

@@ -21,11 +21,16 @@ type Args = { context: FlowContext; event: FlowEvent };
 /** The PIN as typed, turned into its keyed hash (salted by the session's phone) before it is kept. */
 export type MacPin = (pin: string, c: FlowContext) => string;
 
-/** A household's first use: a 5-digit PIN, entered twice, easy ones refused with the reason. */
+/**
+ * A registered phone's first use: the main menu offers only this, a 5-digit PIN entered twice,
+ * easy ones refused with the reason.
+ */
 export function pinSetupFlow(mac: MacPin): FlowDefinition {
   return {
     id: 'pinSetup',
     audiences: ['household', 'supplier'],
+    label: 'pin.setupEntry',
+    whilePinUnset: true,
     entry: 'pinSetup_create',
     states: {
       pinSetup_create: screen('pin', (c) => t(c.lang, 'pin.create'), [

@@ -9,8 +9,13 @@ import type { Audience } from './kit.js';
 export interface FlowDefinition {
   id: string;
   audiences: readonly Audience[];
-  /** The main-menu label; absent for flows entered otherwise (the first PIN). */
+  /** The main-menu label; absent for flows entered otherwise. */
   label?: TextKey;
+  /**
+   * Shown only while a registered phone's owner has no PIN (the first PIN's flow). A registered
+   * audience's other flows are shown only once it has one; an unregistered phone sees its all.
+   */
+  whilePinUnset?: boolean;
   entry: string;
   states: Record<string, Record<string, unknown>>;
 }
