@@ -59,7 +59,7 @@ function drive(flows: FlowDefinition[], lang?: string) {
 describe('USSD flow registry and catalogs', () => {
   it("serves a deployer's flow from its menu entry, without touching the gateway or the session logic", () => {
     const hop = drive([...installedFlows(() => 'mac'), callbackFlow]);
-    expect(hop('')).toMatch(/\n4 How to register$/);
+    expect(hop('')).toMatch(/\n4 How to register\n\* Exit$/);
     expect(hop('4')).toMatch(/^CON How to register\?\n1 Yes/);
     expect(hop('4*1')).toBe('END We will call you back.');
   });
@@ -78,8 +78,8 @@ describe('USSD flow registry and catalogs', () => {
     catalogs.xx = { ...en, 'lang.name': 'Lingua', 'menu.title': 'foyer', 'menu.language': 'Lingua' };
     try {
       const hop = drive(installedFlows(() => 'mac'));
-      expect(hop('')).toMatch(/^CON hearth\n.*\n4 Language$/s);
-      expect(hop('4')).toBe('CON Choose a language:\n1 English\n2 Lingua\n0 Back  00 Menu');
+      expect(hop('')).toMatch(/^CON hearth\n.*\n4 Language\n\* Exit$/s);
+      expect(hop('4')).toBe('CON Choose a language:\n1 English\n2 Lingua\n0 Back  00 Menu  * Exit');
       // The choice is kept for the phone's next sessions (the gateway stores it), then the menu.
       expect(hop('4*2')).toBe('WORK setLanguage xx');
       expect(hop.resolve()).toMatch(/^CON foyer\n/);

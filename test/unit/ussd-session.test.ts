@@ -47,7 +47,7 @@ describe('USSD session logic', () => {
 
   it('shows an unregistered phone the information menu and a way out', () => {
     const s = session('unregistered');
-    expect(screenText(s.hop(''))).toMatch(/^CON Welcome to hearth.*\n1 About the programme$/s);
+    expect(screenText(s.hop(''))).toMatch(/^CON Welcome to hearth.*\n1 About the programme\n\* Exit$/s);
     expect(screenText(s.hop('1'))).toMatch(/^CON Registered households receive vouchers/);
     expect(screenText(s.hop('1*1'))).toMatch(/register your phone number/);
     expect(screenText(s.hop('1*1*0'))).toMatch(/^CON Registered households/); // back
@@ -57,7 +57,7 @@ describe('USSD session logic', () => {
 
   it('sets a first PIN, entered twice, refusing easy ones with the reason', () => {
     const s = session('household', false);
-    expect(screenText(s.hop(''))).toBe('CON hearth\n1 Create your PIN');
+    expect(screenText(s.hop(''))).toBe('CON hearth\n1 Create your PIN\n* Exit');
     expect(screenText(s.hop('2'))).toMatch(/^CON Invalid choice.\nhearth\n1 Create your PIN/); // nothing else yet
     expect(screenText(s.hop('2*1'))).toMatch(/^CON Create a 5-digit PIN:/);
     expect(screenText(s.hop('2*1*12345'))).toMatch(/PIN too easy to guess \(digits in sequence\)/);
@@ -93,6 +93,25 @@ describe('USSD session logic', () => {
     const second = screenText(s.hop('1*48213*98'));
     expect(second).not.toBe(first);
     expect(second.length).toBeLessThanOrEqual(182);
+  });
+});
+
+describe('USSD session logic: long PIN screens', () => {
+  it('pages a PIN screen whose text is long, so its prompt is never cut off, and takes the PIN on the last page', () => {
+    const s = session('supplier');
+    const voucher = `V${'x'.repeat(63)}`;
+    const product = 'Clean cookstove model X-2000 deluxe edition with chimney kit and a two-year warranty';
+    const work = s.hop(`1*${voucher}`);
+    if (work.kind !== 'work') throw new Error('expected listProducts');
+    s.resolve(work.intentId, { ok: true, data: { products: [{ id: 'p1', name: product }] } }, `1*${voucher}`);
+    const first = screenText(s.hop(`1*${voucher}*1*30`));
+    expect(first.length).toBeLessThanOrEqual(182);
+    expect(first).toMatch(/\n98 More\n0 Back {2}00 Menu {2}\* Exit$/);
+    const last = screenText(s.hop(`1*${voucher}*1*30*98`));
+    expect(last.length).toBeLessThanOrEqual(182);
+    expect(last).toMatch(/Enter your PIN to confirm:/);
+    const redeem = s.hop(`1*${voucher}*1*30*98*73914`);
+    expect(redeem.kind === 'work' && redeem.intent.op).toBe('redeem');
   });
 });
 

@@ -82,10 +82,14 @@ export function ussdDecide(opts: UssdLogicOptions) {
     const c = s.current.context;
     const body = c.notice ? `${c.notice.trim()}\n${meta.body(c)}` : meta.body(c);
     if (meta.kind === 'end') return [body];
-    const footer =
-      s.current.value === 'menu' ? '' : t(c.lang, meta.kind === 'number' ? 'nav.footerNumber' : 'nav.footer');
-    // Where the reply is a number or a PIN, 98 is an answer, not "more": such a screen is clipped.
-    if (meta.kind === 'number' || meta.kind === 'pin') return [clip(`${body}\n${footer}`, SCREEN_LIMIT - 4)];
+    // Every screen says how to leave; the main menu has nothing to go back to.
+    const footer = t(
+      c.lang,
+      s.current.value === 'menu' ? 'nav.footerMenu' : meta.kind === 'number' ? 'nav.footerNumber' : 'nav.footer',
+    );
+    // Where the reply is a number, 98 is an answer, not "more": such a screen is clipped. A PIN
+    // is five digits, so a PIN screen pages like any other and its prompt is never cut off.
+    if (meta.kind === 'number') return [clip(`${body}\n${footer}`, SCREEN_LIMIT - 4)];
     return paginate(body, footer, t(c.lang, 'nav.more'));
   }
 

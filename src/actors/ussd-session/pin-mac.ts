@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * A PIN as the session keeps it: HMAC-SHA256 under PIN_ENCRYPTION_KEY. The session's snapshot,
@@ -8,4 +8,10 @@ import { createHmac } from 'node:crypto';
 export function pinMac(key: string, phone: string, pin: string): string {
   // Salted by the phone: two phones with the same PIN never carry the same hash.
   return createHmac('sha256', key).update(`hearth-ussd-pin:${phone}:${pin}`).digest('base64url');
+}
+
+/** Whether two PIN hashes are the same, in constant time (a PIN entered twice, say). */
+export function samePinMac(a: string, b: unknown): boolean {
+  if (typeof b !== 'string' || a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
 }

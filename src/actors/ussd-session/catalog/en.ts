@@ -1,8 +1,9 @@
 /** English menu texts. Keys are shared by every language; `{name}` is filled in. */
 export const en = {
   'lang.name': 'English',
-  'nav.footer': '0 Back  00 Menu',
+  'nav.footer': '0 Back  00 Menu  * Exit',
   'nav.footerNumber': '00 Menu  * Exit',
+  'nav.footerMenu': '* Exit',
   'nav.more': '98 More',
   'common.invalid': 'Invalid choice. ',
   'common.goodbye': 'Thank you for using hearth. Goodbye.',

@@ -13,6 +13,7 @@ import {
   type IntentResult,
 } from './kit.js';
 import type { MacPin } from './pin-setup.js';
+import { samePinMac } from '../pin-mac.js';
 import { isPinShape, weakPin } from './pin-rules.js';
 import type { FlowDefinition } from './registry.js';
 
@@ -50,7 +51,7 @@ export function changePinFlow(mac: MacPin): FlowDefinition {
       ]),
       changePin_confirm: screen('pin', (c) => t(c.lang, 'pin.confirm'), [
         {
-          guard: ({ event, context }: Args) => mac(valueOf(event), context) === context.data.nextMac,
+          guard: ({ event, context }: Args) => samePinMac(mac(valueOf(event), context), context.data.nextMac),
           target: 'changePin_save',
           actions: assign({ notice: null }),
         },

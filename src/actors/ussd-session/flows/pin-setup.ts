@@ -13,6 +13,7 @@ import {
   type FlowContext,
   type FlowEvent,
 } from './kit.js';
+import { samePinMac } from '../pin-mac.js';
 import { isPinShape, weakPin } from './pin-rules.js';
 import type { FlowDefinition } from './registry.js';
 
@@ -47,7 +48,7 @@ export function pinSetupFlow(mac: MacPin): FlowDefinition {
         },
       ]),
       pinSetup_confirm: screen('pin', (c) => t(c.lang, 'pin.confirm'), [
-        accept((v, c) => mac(v, c) === c.data.pinMac, 'pinSetup_save'),
+        accept((v, c) => samePinMac(mac(v, c), c.data.pinMac), 'pinSetup_save'),
         { target: 'pinSetup_create', actions: notice('pin.mismatch') },
       ]),
       pinSetup_save: work(
