@@ -81,6 +81,21 @@ export class LiveSessions {
     ]);
     if (ids.length === 0) return { sessions: [], count };
     const rows = await this.redis.hmget(summaries, ...ids);
-    return { sessions: rows.flatMap((r) => (r ? [JSON.parse(r) as LiveSession] : [])), count };
+    // A summary that is gone (the session ended between the two reads) or unreadable is left
+    // out of both the list and the count: one bad row must not cost operators the whole list.
+    const sessions = rows.flatMap((r) => {
+      const s = r === null ? undefined : readable(r);
+      return s ? [s] : [];
+    });
+    return { sessions, count: count - (ids.length - sessions.length) };
+  }
+}
+
+function readable(raw: string): LiveSession | undefined {
+  try {
+    const s = JSON.parse(raw) as LiveSession | null;
+    return s !== null && typeof s === 'object' && typeof s.sessionId === 'string' ? s : undefined;
+  } catch {
+    return undefined;
   }
 }

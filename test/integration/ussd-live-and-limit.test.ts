@@ -91,4 +91,18 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     expect(await phone.send('*')).toBe('END Thank you for using hearth. Goodbye.');
     expect((await live()).some((x) => x.sessionId === id)).toBe(false);
   });
+
+  it('lists the readable sessions, and counts them alike, when one stored summary is unreadable', async () => {
+    const good = sid();
+    const bad = sid();
+    await ussd.session(good, '+260970000531').start();
+    await ussd.session(bad, '+260970000532').start();
+    await env.redis.hset(env.keys.ussdSummaries(), bad, '{not json');
+    const r = await a.call('GET', '/api/ussd/sessions', { key: adminKey });
+    expect(r.status).toBe(200);
+    const ids = (r.body.sessions as Array<{ sessionId: string }>).map((x) => x.sessionId);
+    expect(ids).toContain(good);
+    expect(ids).not.toContain(bad);
+    expect(r.body.count).toBe(ids.length);
+  });
 });
