@@ -77,6 +77,48 @@ export class MailboxOps {
     return claimed;
   }
 
+  /**
+   * Moves to this consumer the entries other consumers have held unacknowledged for `minIdleMs`
+   * or more (an earlier owner's stranded reads); returns their ids.
+   */
+  async claimStranded(minIdleMs: number): Promise<string[]> {
+    const summary = (await this.redis.xpending(this.stream, this.group)) as [
+      number,
+      unknown,
+      unknown,
+      Array<[string, string]> | null,
+    ];
+    const others = (summary[3] ?? []).filter(([name]) => name !== this.consumer);
+    if (others.length === 0) return [];
+    const taken: string[] = [];
+    for (const [name] of others) {
+      const rows = (await this.redis.call(
+        'XPENDING',
+        this.stream,
+        this.group,
+        'IDLE',
+        minIdleMs,
+        '-',
+        '+',
+        1000,
+        name,
+      )) as Array<[string]>;
+      const ids = rows.map(([id]) => id);
+      if (ids.length === 0) continue;
+      // XCLAIM re-checks the idle time, so an entry its holder has just acknowledged or touched stays.
+      const claimed = (await this.redis.xclaim(
+        this.stream,
+        this.group,
+        this.consumer,
+        minIdleMs,
+        ...ids,
+        'JUSTID',
+      )) as string[];
+      taken.push(...claimed);
+    }
+    return taken;
+  }
+
   /** Forgets consumers of earlier owners that no longer hold anything. */
   async dropIdleConsumers(): Promise<void> {
     const consumers = (await this.redis.xinfo('CONSUMERS', this.stream, this.group)) as unknown[][];

@@ -33,14 +33,15 @@ export function failedReply(p: PoisonMessage): OutgoingReply {
 
 /**
  * Decodes a partition's raw entries, loads the states not in memory, sets aside poison (entries
- * claimed from dead owners more than MAX_DELIVERIES times, unless already applied), and applies
+ * claimed from dead owners more than MAX_DELIVERIES times, unless already applied; entries taken
+ * back from a paused owner that later messages of their key overtook), and applies
  * the batch. The new states go into the cache pinned until their commit.
  */
 export async function applyToPartition(
   d: BatchDeps,
   cache: SlotCache,
   raw: readonly RawEntry[],
-  poisonIds: ReadonlySet<string>,
+  marks: { poisonIds: ReadonlySet<string>; stranded: ReadonlySet<string> },
   now: Date,
 ): Promise<Applied> {
   const entries: MailboxEntry[] = [];
@@ -62,7 +63,15 @@ export async function applyToPartition(
   const poisoned: PoisonMessage[] = [];
   const live = entries.filter((e) => {
     const applied = compareStreamIds(e.id, cache.view.get(e.key)?.lastMsgId ?? '0-0') <= 0;
-    if (!poisonIds.has(e.id) || applied) return true;
+    if (applied && marks.stranded.has(e.id)) {
+      poisoned.push({
+        entry: e,
+        error:
+          'held by an earlier owner paused past its lease until later messages of its key were applied: set aside, not applied out of order',
+      });
+      return false;
+    }
+    if (!marks.poisonIds.has(e.id) || applied) return true;
     poisoned.push({ entry: e, error: `claimed from failed owners more than ${d.options.maxDeliveries} times` });
     return false;
   });

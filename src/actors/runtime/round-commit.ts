@@ -22,6 +22,12 @@ export interface Owned {
   claimed: Set<string>;
   /** Claimed entries past MAX_DELIVERIES takeovers: dead-lettered unless already applied. */
   poisonIds: Set<string>;
+  /**
+   * Entries taken back from an earlier owner paused past its lease (see TypeWorker.maybeSweep):
+   * never applied, since that owner's commit was fenced. One older than its key's last applied
+   * message is dead-lettered, not skipped as a redelivery nor applied out of order.
+   */
+  stranded: Set<string>;
   /** Write-behind only: applied, replied, not yet committed. */
   unflushed: Applied[];
   unflushedSince: number;
@@ -108,6 +114,7 @@ async function settlePartition(env: RoundEnv, o: Owned, a: Applied, reply: boole
   const { d } = env;
   // A write-behind flush (reply false) replied at apply time but still owes its dead letters.
   await o.ops.settle(a.ids, reply ? a.outcome.replies : [], a.dead, d.deadStream, d.workerId);
+  if (o.stranded.size > 0) for (const id of a.ids) o.stranded.delete(id);
   if (o.claimed.size === 0) return;
   const done = a.ids.filter((id) => o.claimed.delete(id));
   for (const id of done) o.poisonIds.delete(id);

@@ -21,6 +21,8 @@ export interface TypeWorkerOptions {
   cacheSize: number;
   /** How often processed entries are trimmed from the mailboxes, ms. */
   trimEveryMs: number;
+  /** Partition lease lifetime, ms: also how long an entry sits with another consumer before it is taken back. */
+  leaseTtlMs: number;
 }
 
 export interface TypeWorkerDeps {
@@ -78,6 +80,7 @@ export class TypeWorker {
    */
   private isolating = 0;
   private lastTrim = 0;
+  private lastSweep = Date.now();
 
   constructor(private readonly d: TypeWorkerDeps) {
     const policy = d.def.persistence;
@@ -114,6 +117,7 @@ export class TypeWorker {
       validUntil,
       claimed: new Set(),
       poisonIds: new Set(),
+      stranded: new Set(),
       ops: new MailboxOps(this.d.redis, this.d.mailbox(partition), this.d.group, this.d.workerId),
       cache: new SlotCache(this.d.options.cacheSize),
       cursor: '0',
@@ -173,6 +177,7 @@ export class TypeWorker {
         }
         await this.flushDue(false);
         await this.maybeTrim();
+        await this.maybeSweep();
         backoff.reset();
       } catch (err) {
         if (this.stopping) break;
@@ -272,7 +277,7 @@ export class TypeWorker {
     const now = this.d.clock();
     const applied: Array<[Owned, Applied]> = [];
     for (const [o, raw] of read) {
-      applied.push([o, await applyToPartition(this.d, o.cache, raw, o.poisonIds, now)]);
+      applied.push([o, await applyToPartition(this.d, o.cache, raw, o, now)]);
     }
     // While isolating an entry PostgreSQL refused, write-behind commits round by round too: a
     // flush would merge the one-entry rounds again and never single the entry out.
@@ -337,6 +342,31 @@ export class TypeWorker {
     await Promise.all(this.ahead);
     this.ahead = [];
     await this.writeBehind?.idle();
+  }
+
+  /**
+   * Takes back entries stranded with another consumer after this worker took the partition: an
+   * owner paused past its lease can still have a read reach Redis after the hand-over's claim.
+   * Its commit is fenced, so without this nobody would apply them until the next hand-over.
+   * Checked once a lease lifetime, for entries idle that long (cheap: one XPENDING summary per
+   * partition, more only when another consumer holds something).
+   */
+  private async maybeSweep(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastSweep < this.d.options.leaseTtlMs) return;
+    this.lastSweep = now;
+    for (const o of this.owned.values()) {
+      if (!o.prepared || o.lost) continue;
+      const taken = await o.ops.claimStranded(this.d.options.leaseTtlMs);
+      if (taken.length === 0) continue;
+      // Read this consumer's pending history again: the taken entries are in it now.
+      for (const id of taken) o.stranded.add(id);
+      o.cursor = '0';
+      this.d.log.warn(
+        { partition: o.partition, claimed: taken.length },
+        'took back entries stranded with an earlier owner',
+      );
+    }
   }
 
   private async maybeTrim(): Promise<void> {

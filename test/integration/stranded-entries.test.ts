@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
+import { partitionOf } from '../../src/actors/runtime/keys.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
+import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
+
+/**
+ * An owner paused past its lease can have an XREADGROUP reach Redis after its successor claimed
+ * the partition's pending entries: what it read then sits in its own pending list, and its
+ * commit is fenced. The current owner takes such entries back after a lease lifetime.
+ */
+describe('entries stranded with a paused earlier owner', () => {
+  let env: Isolated;
+
+  beforeAll(async () => {
+    env = await isolated();
+  });
+
+  afterAll(async () => {
+    await env.cleanup();
+  });
+
+  /** Adds an `add` entry and reads it as a paused owner would, before the live owner can. */
+  async function strand(key: string, by: number): Promise<{ stream: string; id: string }> {
+    const stream = env.keys.mailbox('counter', partitionOf(key, testRuntimeOptions.partitions));
+    const fields = encodeEntry({
+      key,
+      kind: 'add',
+      body: JSON.stringify({ kind: 'add', by }),
+      reply: '',
+      corr: '',
+      ts: Date.now(),
+      deadline: 0,
+    });
+    // In one MULTI nothing runs between the entry's arrival and the paused owner's read.
+    const [[, id]] = (await env.redis
+      .multi()
+      .xadd(stream, '*', ...fields)
+      .xreadgroup('GROUP', env.keys.group, 'paused-old-owner', 'COUNT', 10, 'STREAMS', stream, '>')
+      .exec()) as [[null, string]];
+    const [, , , holders] = (await env.redis.xpending(stream, env.keys.group)) as [number, string, string, string[][]];
+    expect(holders.map(([name]) => name)).toContain('paused-old-owner');
+    return { stream, id };
+  }
+
+  const pendingIds = async (stream: string) =>
+    ((await env.redis.xpending(stream, env.keys.group, '-', '+', 100)) as Array<[string]>).map(([id]) => id);
+
+  it('applies one nothing newer of its key overtook, and sets aside one that later messages did', async () => {
+    const runtime = await startRuntime(env, { options: { leaseTtlMs: 1_000 } });
+    const client = await startClient(env);
+    try {
+      // Both partitions are taken and prepared (their earlier pending entries claimed) by now.
+      for (const key of ['quiet', 'busy']) {
+        expect(await client.ask<{ count: number }>('counter', key, { kind: 'add', by: 1 })).toMatchObject({ count: 1 });
+      }
+      const quiet = await strand('quiet', 10);
+      const busy = await strand('busy', 100);
+      // A later message of `busy` is applied while its older one sits with the paused owner.
+      expect(await client.ask<{ count: number }>('counter', 'busy', { kind: 'add', by: 1 })).toMatchObject({
+        count: 2,
+      });
+
+      for (const s of [quiet, busy]) {
+        await eventually(
+          () => pendingIds(s.stream),
+          (ids) => !ids.includes(s.id),
+          8_000,
+        );
+      }
+      expect(await client.ask<{ count: number }>('counter', 'quiet', { kind: 'get' })).toMatchObject({ count: 11 });
+      // Applying it now would break per-key order; skipping it as a redelivery would lose it.
+      expect(await client.ask<{ count: number }>('counter', 'busy', { kind: 'get' })).toMatchObject({ count: 2 });
+      const dead = await env.redis.xrange(env.keys.deadLetter('counter'), '-', '+');
+      expect(dead).toHaveLength(1);
+      const f = dead[0]![1];
+      expect(f[f.indexOf('id') + 1]).toBe(busy.id);
+      expect(f[f.indexOf('error') + 1]).toMatch(/paused past its lease/);
+    } finally {
+      await client.close();
+      await runtime.close();
+    }
+  });
+});
