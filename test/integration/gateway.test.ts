@@ -68,6 +68,12 @@ describe('HTTP gateway', () => {
     const wrong = await fetch(`${base}/health`, { method: 'DELETE' });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('GET');
+    // Wrong methods on made-up paths are counted under the route's pattern, not one label each.
+    for (const id of ['a1', 'b2', 'c3'])
+      expect((await fetch(`${base}/v1/vouchers/${id}`, { method: 'PUT' })).status).toBe(405);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/hearth_http_requests_total\{method="PUT",route="\/v1\/vouchers\/:id",status="405"\} 3/);
+    expect(metrics).not.toMatch(/route="\/v1\/vouchers\/a1"/);
   });
 
   it('routes an ask through the runtime and back', async () => {

@@ -23,7 +23,11 @@ describe('Router', () => {
   });
 
   it('lists the allowed methods when only the method is wrong', () => {
-    expect(router.match('DELETE', '/messages/x')).toEqual({ kind: 'method-not-allowed', allowed: ['GET', 'POST'] });
+    expect(router.match('DELETE', '/messages/x')).toEqual({
+      kind: 'method-not-allowed',
+      allowed: ['GET', 'POST'],
+      path: '/messages/:sessionId',
+    });
   });
 
   it('does not match on a different number of segments or a trailing part', () => {

@@ -3,8 +3,9 @@
  *
  * Names are plain and readable so an operator can tail a mailbox:
  * `redis-cli XREAD BLOCK 0 STREAMS hearth:voucher:p3 '$'`. They carry no Redis Cluster hash tags
- * on purpose: the mailbox names are part of the operator contract in DESIGN.md, and no command
- * in the hot path touches two keys at once (each partition is read with its own XREADGROUP).
+ * on purpose: the mailbox names are part of the operator contract in DESIGN.md. A worker does
+ * read all its partitions of a type in one multi-stream XREADGROUP, so Redis Cluster is not
+ * supported as things stand (README, "Decisions where the specs are silent").
  */
 const part = /^[a-z][a-z0-9-]{0,31}$/;
 const idPart = /^[A-Za-z0-9_.:-]{1,128}$/;

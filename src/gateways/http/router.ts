@@ -43,7 +43,8 @@ interface Compiled extends RouteSpec {
 
 export type Match =
   | { kind: 'found'; route: RouteSpec; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; allowed: Method[] }
+  /** `path`: the pattern of the first route the path matched (a bounded metrics label). */
+  | { kind: 'method-not-allowed'; allowed: Method[]; path: string }
   | { kind: 'not-found' };
 
 /** A small router: static segments beat parameters, so `/messages/abort` wins over `/messages/:id`. */
@@ -68,13 +69,15 @@ export class Router {
   match(method: string, path: string): Match {
     const parts = split(path);
     const allowed: Method[] = [];
+    let pattern = '';
     for (const route of this.routes) {
       const params = matchSegments(route.segments, parts);
       if (!params) continue;
       if (route.method === method) return { kind: 'found', route, params };
       allowed.push(route.method);
+      pattern ||= route.path;
     }
-    return allowed.length ? { kind: 'method-not-allowed', allowed } : { kind: 'not-found' };
+    return allowed.length ? { kind: 'method-not-allowed', allowed, path: pattern } : { kind: 'not-found' };
   }
 }
 

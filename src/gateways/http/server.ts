@@ -83,7 +83,8 @@ export class HttpServer {
     res.onAborted(() => client.fire());
 
     const match = this.o.router.match(method, path);
-    const route = match.kind === 'found' ? match.route.path : match.kind === 'not-found' ? 'unmatched' : path;
+    // A route pattern, never the raw path: a label per path anyone can make up would grow /metrics for ever.
+    const route = match.kind === 'not-found' ? 'unmatched' : match.kind === 'found' ? match.route.path : match.path;
     const base = this.o.log;
     const remote = Buffer.from(res.getRemoteAddressAsText()).toString();
     const body = bodyMethods.has(method)
