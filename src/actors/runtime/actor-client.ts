@@ -154,6 +154,9 @@ export class ActorClient {
         backoff.reset();
       } catch (err) {
         if (this.abort.signal.aborted) break;
+        // Redis may have restarted without its data: check the stream as soon as it answers
+        // again, not a minute later (workers reply with NOMKSTREAM, so asks would time out).
+        this.refreshed = 0;
         const delay = backoff.next();
         this.log.warn(
           { err: err instanceof Error ? err.message : String(err), retryInMs: delay },

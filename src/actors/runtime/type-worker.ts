@@ -198,6 +198,10 @@ export class TypeWorker {
     const cause = this.failure ?? err;
     this.failure = undefined;
     this.blockedId = undefined;
+    // Redis lost the mailboxes (a restart without persistence): make the groups again.
+    if (String(cause instanceof Error ? cause.message : cause).includes('NOGROUP')) {
+      for (const o of this.owned.values()) o.prepared = false;
+    }
     if (isDataError(cause)) this.isolating = ISOLATION_ROUNDS;
     const delay = backoff.next();
     this.d.log.warn({ err: cause instanceof Error ? cause.message : String(cause), retryInMs: delay }, 'round failed');
