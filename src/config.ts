@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 /**
- * The one schema over the environment. Nothing else in `src/` reads `process.env`:
+ * The one schema over the environment. Nothing else in `src/` reads `process.env` (the entry
+ * points add a `.env` file's variables to it first, see env-file.ts):
  * `main.ts` calls {@link loadConfig} once and passes the result down.
  */
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');

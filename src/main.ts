@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
+import { withDotEnv } from './env-file.js';
 import { startHearth } from './hearth.js';
 import { createLogger } from './log.js';
 import { StartupError } from './store/db.js';
@@ -14,7 +15,7 @@ function fail(err: unknown): never {
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(withDotEnv(process.env));
   } catch (err) {
     fail(err);
   }

@@ -4,11 +4,12 @@
  * checkpoint recorded earlier no longer matches), 2 when it could not run.
  */
 import { loadDatabaseConfig } from '../config.js';
+import { withDotEnv } from '../env-file.js';
 import { assertDatabaseReachable, createSql } from '../store/db.js';
 import { parseCheckpoint, verifyJournal } from './verify.js';
 
 async function main(): Promise<number> {
-  const config = loadDatabaseConfig(process.env);
+  const config = loadDatabaseConfig(withDotEnv(process.env));
   const sql = createSql({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, max: 2 });
   try {
     await assertDatabaseReachable(sql);

@@ -1,11 +1,12 @@
 /* The `npm run migrate` entry: applies the migrations and exits. */
 import { loadDatabaseConfig } from '../config.js';
+import { withDotEnv } from '../env-file.js';
 import { createLogger } from '../log.js';
 import { assertDatabaseReachable, createSql } from './db.js';
 import { migrate } from './migrate.js';
 
 async function run(): Promise<void> {
-  const config = loadDatabaseConfig(process.env);
+  const config = loadDatabaseConfig(withDotEnv(process.env));
   const log = createLogger(config.LOG_LEVEL, 'hearth-migrate');
   const sql = createSql({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, max: 1 });
   try {

@@ -1,5 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { withDotEnv } from '../../src/env-file.js';
 
 const minimal = {
   DATABASE_URL: 'postgres://u@h:5432/db',
@@ -30,8 +34,21 @@ describe('loadConfig', () => {
       /^invalid configuration: Missing PIN encryption key: PIN_ENCRYPTION_KEY is missing: set a 32-character key/,
     );
     expect(() => loadConfig({ ...minimal, PIN_ENCRYPTION_KEY: 'short' })).toThrowError(
-      /PIN_ENCRYPTION_KEY must be exactly 32 characters/,
+      /^invalid configuration: Missing PIN encryption key: PIN_ENCRYPTION_KEY must be exactly 32 characters/,
     );
+  });
+
+  it('adds the variables of a .env file, the environment winning, and names a file it cannot read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hearth-env-'));
+    const file = join(dir, '.env');
+    writeFileSync(file, '# a comment\nDATABASE_URL=postgres://u@h:5432/fromfile\nPORT=3005\nLOG_LEVEL=warn\n');
+    const env = withDotEnv({ PIN_ENCRYPTION_KEY: minimal.PIN_ENCRYPTION_KEY, PORT: '3001' }, file);
+    const c = loadConfig(env);
+    expect(c.DATABASE_URL).toBe('postgres://u@h:5432/fromfile');
+    expect(c.LOG_LEVEL).toBe('warn');
+    expect(c.PORT).toBe(3001); // set in the environment: the file does not override it
+    expect(withDotEnv({ A: '1' }, join(dir, 'absent.env'))).toEqual({ A: '1' });
+    expect(() => withDotEnv({}, dir)).toThrow(ConfigError); // a directory is no file
   });
 
   it('reads the USSD service codes as a list and refuses anything else', () => {
