@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
+import { partitionOf } from '../../src/actors/runtime/keys.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
+import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
+
+describe('mailbox trimming', () => {
+  let env: Isolated;
+
+  beforeAll(async () => {
+    env = await isolated();
+  });
+
+  afterAll(async () => {
+    await env.cleanup();
+  });
+
+  it('drops what every reader is done with, and never an entry still unacknowledged', async () => {
+    // A long lease: the held entry must stay with its holder (no take-back) for the whole test.
+    const runtime = await startRuntime(env, { options: { trimEveryMs: 100, leaseTtlMs: 60_000 } });
+    const client = await startClient(env);
+    try {
+      const key = 'trimmed';
+      const stream = env.keys.mailbox('counter', partitionOf(key, testRuntimeOptions.partitions));
+      // An entry another consumer holds unacknowledged (an owner that died mid-batch, say),
+      // far below what the live owner goes on to process.
+      const [[, held]] = (await env.redis
+        .multi()
+        .xadd(
+          stream,
+          '*',
+          ...encodeEntry({
+            key: 'other',
+            kind: 'get',
+            body: '{"kind":"get"}',
+            reply: '',
+            corr: '',
+            ts: 0,
+            deadline: 0,
+          }),
+        )
+        .xreadgroup('GROUP', env.keys.group, 'holder', 'COUNT', 1, 'STREAMS', stream, '>')
+        .exec()) as [[null, string]];
+      for (let i = 0; i < 3_000; i += 100) {
+        await Promise.all(Array.from({ length: 100 }, () => client.tell('counter', key, { kind: 'add', by: 1 })));
+      }
+      await eventually(
+        () => client.ask<{ count: number }>('counter', key, { kind: 'get' }),
+        (s) => s.count === 3_000,
+        10_000,
+      );
+      // Trimming is approximate (MINID ~) and stops at the held entry: nothing below it goes.
+      const first = await eventually(
+        async () => (await env.redis.xrange(stream, '-', '+', 'COUNT', 1))[0]?.[0],
+        (id) => id === held,
+        5_000,
+      );
+      expect(first).toBe(held);
+      expect(await env.redis.xlen(stream)).toBeGreaterThan(3_000); // the held entry pins the rest
+
+      // Once it is acknowledged, the entries every reader is done with go.
+      await env.redis.xack(stream, env.keys.group, held);
+      const length = await eventually(
+        () => env.redis.xlen(stream),
+        (n) => n < 1_000,
+        5_000,
+      );
+      expect(length).toBeLessThan(1_000);
+      expect(await client.ask<{ count: number }>('counter', key, { kind: 'get' })).toMatchObject({ count: 3_000 });
+    } finally {
+      await client.close();
+      await runtime.close();
+    }
+  });
+});
