@@ -90,10 +90,20 @@ describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
     expect((await phone.raw(`1*${voucherId}*1`)).text).toMatch(/^CON Enter the amount:/);
   });
 
-  it('ends a session idle for 180 s', async () => {
-    const phone = client().session(sid(), SUPPLIER_PHONE);
+  it('ends a session idle for 180 s, and lists it as live only until then', async () => {
+    const id = sid();
+    const phone = client().session(id, SUPPLIER_PHONE);
     await phone.start();
-    now += 181_000;
+    const listed = async () => {
+      // A client of the current process (the restart test replaced the one `a` was made for).
+      const r = await api(hearth.port, clock).call('GET', '/api/ussd/sessions', { key: adminKey });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return (r.body.sessions as Array<{ sessionId: string }>).some((x) => x.sessionId === id);
+    };
+    now += 179_000;
+    expect(await listed()).toBe(true);
+    now += 2_000;
+    expect(await listed()).toBe(false);
     expect(await phone.send('1')).toBe('END Your session has ended. Please dial again.');
   });
 

@@ -156,6 +156,9 @@ describe('USSD gateway (spec 002) end to end', () => {
     expect(await phone.send('73914')).toBe('END Redeemed 30. Remaining balance: 70.');
     const v = await a.call('GET', `/v1/vouchers/${voucherId}`, { key: s.implementerKey });
     expect(v.body.remainingBalance).toBe(70);
+    // The redemption is on its way to the ledger, from the voucher actor's own commit.
+    const redeemed = await ledgerRecords(env.sql, { type: 'voucher.redeemed' });
+    expect(redeemed.filter((r) => r.actorKey === voucherId).map((r) => r.payload.amount)).toEqual([30_000_000]); // micro-units
 
     const again = ussd.session(sid(), SUPPLIER_PHONE);
     await again.start();
