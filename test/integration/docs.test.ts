@@ -79,6 +79,29 @@ describe('/docs', () => {
     expect(redeem?.additionalProperties).toBe(false);
   });
 
+  it('documents the USSD callback as the aggregators use it: JSON or form body in, text/plain out', async () => {
+    type Op = {
+      requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
+      responses: Record<string, { content: Record<string, { schema: { properties?: Record<string, unknown> } }> }>;
+    };
+    const doc = (await (await fetch(`${base}/docs/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Op>>;
+    };
+    const callback = doc.paths['/api/ussd']!.post!;
+    expect(Object.keys(callback.requestBody.content).sort()).toEqual([
+      'application/json',
+      'application/x-www-form-urlencoded',
+    ]);
+    expect(Object.keys(callback.requestBody.content['application/json']!.schema.properties)).toEqual(
+      expect.arrayContaining(['sessionId', 'serviceCode', 'phoneNumber', 'text']),
+    );
+    expect(Object.keys(callback.responses['200']!.content)).toEqual(['text/plain']);
+    expect(Object.keys(callback.responses['400']!.content)).toEqual(['application/json']);
+    expect(callback.responses['415']).toBeUndefined();
+    const list = doc.paths['/api/ussd/sessions']!.get!.responses['200']!.content['application/json']!.schema;
+    expect(Object.keys(list.properties ?? {}).sort()).toEqual(['count', 'sessions']);
+  });
+
   it('lists every route the server answers, including its own and the diagnostics routes', async () => {
     const doc = (await (await fetch(`${base}/docs/openapi.json`)).json()) as { paths: Record<string, object> };
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>

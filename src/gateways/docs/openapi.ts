@@ -35,6 +35,11 @@ function queryParameters(schema: z.ZodType): Json[] {
   }));
 }
 
+function requestBody(body: z.ZodType, types: readonly string[]): Json {
+  const schema = schemaOf(body);
+  return { required: true, content: Object.fromEntries(types.map((t) => [t, { schema }])) };
+}
+
 /**
  * The OpenAPI 3.1 document of every documented route, built from the zod schemas the routes
  * parse with, so the document cannot drift from the code.
@@ -52,7 +57,10 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Jso
     }));
     const responses: Record<string, Json> = {};
     for (const [status, description] of Object.entries(r.doc.responses)) {
-      responses[status] = { description, content: { 'application/json': { schema: {} } } };
+      const failure = Number(status) >= 400;
+      const type = failure ? 'application/json' : (r.doc.responseType ?? 'application/json');
+      const schema = failure ? errorBody : status === '200' && r.doc.responseBody ? schemaOf(r.doc.responseBody) : {};
+      responses[status] = { description, content: { [type]: { schema } } };
     }
     responses.default = {
       description: 'An error (see the error codes)',
@@ -62,9 +70,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Jso
       summary: r.doc.summary,
       tags: [r.doc.tag],
       parameters: [...params, ...(r.doc.query ? queryParameters(r.doc.query) : [])],
-      ...(r.doc.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(r.doc.body) } } } }
-        : {}),
+      ...(r.doc.body ? { requestBody: requestBody(r.doc.body, r.doc.bodyTypes ?? ['application/json']) } : {}),
       ...(r.doc.public ? { security: [] } : {}),
       responses,
     };

@@ -13,6 +13,12 @@ export interface RouteDoc {
   query?: z.ZodType;
   /** Status → description of the answers besides the common errors. */
   responses: Record<number, string>;
+  /** Media types the body may come in. Default `application/json`. */
+  bodyTypes?: readonly string[];
+  /** Media type of the answers below 400. Default `application/json`. */
+  responseType?: string;
+  /** The shape of the 200 answer, when it is worth documenting. */
+  responseBody?: z.ZodType;
   /** No API key needed. */
   public?: boolean;
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { t, DEFAULT_LANGUAGE } from '../../actors/ussd-session/catalog/index.js';
 import type { RouteSpec } from '../http/router.js';
 import { json, type Reply } from '../http/reply.js';
@@ -11,6 +12,20 @@ import { guarded, type Guards } from './guard.js';
  * put it behind the aggregator's IP allowlist at the edge), answered in `text/plain`;
  * `GET /api/ussd/sessions` for operators (admin or implementer key: it lists phone numbers).
  */
+const liveSessionList = z.object({
+  sessions: z.array(
+    z.object({
+      sessionId: z.string(),
+      phoneNumber: z.string(),
+      serviceCode: z.string(),
+      state: z.string(),
+      startedAt: z.string().datetime(),
+      lastActivityAt: z.string().datetime(),
+    }),
+  ),
+  count: z.number().int(),
+});
+
 /** Aggregators give up on a callback after about 10 s; a hop that cannot answer by then ends. */
 const HOP_DEADLINE_CAP_MS = 8_000;
 
@@ -29,8 +44,13 @@ export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }, deadl
         summary: 'One USSD request from a telecom aggregator (JSON or form-encoded); answers CON/END text',
         tag: 'ussd',
         body: ussdRequest,
+        bodyTypes: ['application/json', 'application/x-www-form-urlencoded'],
         public: true,
-        responses: { 200: 'text/plain: `CON …` continues the session, `END …` ends it', 400: 'a malformed request' },
+        responseType: 'text/plain',
+        responses: {
+          200: '`CON …` continues the session, `END …` ends it (every failure the phone can be told about is an END line)',
+          400: 'a malformed request (the only answer that is not 200)',
+        },
       },
       // An aggregator drops a session on anything but 200, and cannot retry on another
       // gateway: a restart's drain still serves hops, and a store that stops answering ends the
@@ -51,9 +71,8 @@ export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }, deadl
       doc: {
         summary: 'Live USSD sessions (admin, implementer)',
         tag: 'ussd',
-        responses: {
-          200: '{sessions: [{sessionId, phoneNumber, serviceCode, state, startedAt, lastActivityAt}], count}',
-        },
+        responses: { 200: 'the live sessions, newest first (at most 1,000), and how many there are in all' },
+        responseBody: liveSessionList,
       },
       handler: guarded(g, ['admin', 'implementer'], async () => {
         const { sessions, count } = await d.live.list(d.clock());
