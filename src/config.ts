@@ -178,6 +178,9 @@ const headlines: Record<string, string> = {
   PIN_ENCRYPTION_KEY: 'Missing PIN encryption key',
 };
 
+/** The key docker-compose.yml falls back to when none is set: fine for a try-out, never for real PINs. */
+export const COMPOSE_TRY_OUT_PIN_KEY = '00000000local0compose0only000000';
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './config.js';
+import { COMPOSE_TRY_OUT_PIN_KEY, ConfigError, loadConfig } from './config.js';
 import { withDotEnv } from './env-file.js';
 import { startHearth } from './hearth.js';
 import { createLogger } from './log.js';
@@ -20,6 +20,9 @@ async function main(): Promise<void> {
     fail(err);
   }
   const log = createLogger(config.LOG_LEVEL);
+  if (config.PIN_ENCRYPTION_KEY === COMPOSE_TRY_OUT_PIN_KEY) {
+    log.warn('PIN_ENCRYPTION_KEY is the docker-compose try-out key, known to anyone: set your own for real PINs');
+  }
   const hearth = await startHearth(config, log).catch(fail);
 
   let stopping = false;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { configSchema, loadConfig } from '../../src/config.js';
+import { COMPOSE_TRY_OUT_PIN_KEY, configSchema, loadConfig } from '../../src/config.js';
 
 interface ComposeService {
   image?: string;
@@ -26,6 +26,8 @@ describe('docker-compose.yml', () => {
     expect(hearth?.environment).toBeDefined();
     const config = loadConfig(interpolated(hearth?.environment ?? {}));
     expect(config.PIN_ENCRYPTION_KEY).toHaveLength(32);
+    // The process warns when it runs on this fallback: the two must not drift apart.
+    expect(config.PIN_ENCRYPTION_KEY).toBe(COMPOSE_TRY_OUT_PIN_KEY);
     expect(config.DATABASE_URL).toMatch(/@postgres:5432\//);
     expect(config.REDIS_URL).toBe('redis://redis:6379');
     expect(hearth?.ports).toContain(`${config.PORT}:${config.PORT}`);

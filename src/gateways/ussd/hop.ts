@@ -10,8 +10,11 @@ import type { PhoneRateLimit } from '../../ussd/rate-limit.js';
 import { carryOut, workOrderId, type WorkDeps } from '../../ussd/work-orders.js';
 import type { UssdRequest } from './request.js';
 
-/** Work orders carried out within one request at most (a flow needs one or two). */
-const MAX_ORDERS = 4;
+/**
+ * Work orders carried out within one request at most: a flow needs one or two, a dial-through
+ * that sets a PIN, picks a language and redeems needs four; more means a flow that loops.
+ */
+const MAX_ORDERS = 8;
 
 export interface HopDeps {
   client: ActorClient;
