@@ -46,4 +46,25 @@ describe('redelivery', () => {
     const n = await countOf(env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox`);
     expect(n).toBe(30);
   });
+
+  it('skips them by the snapshot in PostgreSQL too, after a restart left nothing in memory', async () => {
+    const keys = ['r1', 'r2', 'r3'];
+    const before = await Promise.all(keys.map((k) => client.ask<CounterState>('counter', k, { kind: 'get' })));
+    await runtime.close();
+    const fresh = createMetrics();
+    runtime = await startRuntime(env, { metrics: fresh });
+    for (let p = 0; p < testRuntimeOptions.partitions; p++) {
+      await env.redis.xgroup('SETID', env.keys.mailbox('counter', p), env.keys.group, '0');
+    }
+    const skipped = await eventually(
+      async () => (await fresh.redeliveriesSkipped.get()).values.reduce((n, v) => n + v.value, 0),
+      (n) => n >= 30,
+      10_000,
+    );
+    expect(skipped).toBeGreaterThanOrEqual(30);
+    const after = await Promise.all(keys.map((k) => client.ask<CounterState>('counter', k, { kind: 'get' })));
+    expect(after).toEqual(before);
+    const n = await countOf(env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox`);
+    expect(n).toBe(30);
+  });
 });
