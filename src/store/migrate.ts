@@ -32,6 +32,26 @@ export async function readMigrations(dir = defaultDir): Promise<Migration[]> {
   );
 }
 
+/** A migration file whose text no longer matches what was applied from it. */
+class EditedMigration extends Error {
+  constructor(name: string) {
+    super(`${name} was edited after it was applied`);
+  }
+}
+
+/** What the operator should do: the spec's remedy where it fits, the right one where it does not. */
+function remedyOf(err: unknown): string {
+  if (err instanceof EditedMigration) {
+    return 'restore the applied text of that file and put the change in a new migration, then rebuild and re-run the migrations (npm run migrate)';
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  // Missing database, no permission, or no connection: the spec's remedy.
+  if (code === '3D000' || code === '42501' || (typeof code === 'string' && /^(08|28)|^E[A-Z]|^CONNECT/.test(code))) {
+    return 'the database is missing or the user lacks write permission; fix it and rebuild, then re-run the migrations (npm run migrate)';
+  }
+  return 'a migration could not be applied (its SQL failed); fix it and rebuild, then re-run the migrations (npm run migrate)';
+}
+
 /**
  * Applies the migrations not yet recorded in `schema_migrations`, each in its own transaction,
  * under an advisory lock so that processes starting together do not race. Idempotent: a second
@@ -56,8 +76,7 @@ export async function migrate(sql: Sql, schema: string, log: Logger): Promise<st
       for (const m of migrations) {
         const seen = done.get(m.id);
         if (seen !== undefined) {
-          if (seen !== m.checksum)
-            throw new Error(`${m.name} was edited after it was applied; add a new migration instead`);
+          if (seen !== m.checksum) throw new EditedMigration(m.name);
           continue;
         }
         await tx.unsafe(m.sql);
@@ -67,9 +86,7 @@ export async function migrate(sql: Sql, schema: string, log: Logger): Promise<st
       }
     });
   } catch (err) {
-    throw new MigrationError(
-      `Migration failed (${causeOf(err)}): the database is missing or the user lacks write permission; fix it and rebuild, then re-run the migrations (npm run migrate)`,
-    );
+    throw new MigrationError(`Migration failed (${causeOf(err)}): ${remedyOf(err)}`);
   }
   return applied;
 }

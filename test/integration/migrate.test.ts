@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, MigrationError, readMigrations } from '../../src/store/migrate.js';
+import { createSql } from '../../src/store/db.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 
 describe('migrations', () => {
@@ -53,7 +54,27 @@ describe('migrations', () => {
     const err = await migrate(env.sql, env.schema, env.log).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MigrationError);
     expect((err as Error).message).toMatch(
-      /^Migration failed \(001_runtime was edited after it was applied.*re-run the migrations/,
+      /^Migration failed \(001_runtime was edited after it was applied\): restore the applied text of that file and put the change in a new migration.*re-run the migrations/,
     );
+    const [first] = await readMigrations();
+    await env.sql`UPDATE schema_migrations SET checksum = ${first!.checksum} WHERE id = 1`;
+  });
+
+  it("give the spec's remedy when the user may not write, naming the cause", async () => {
+    await env.sql.unsafe(`DROP ROLE IF EXISTS hearth_reader_${env.schema}`);
+    await env.sql.unsafe(`CREATE ROLE hearth_reader_${env.schema} LOGIN`);
+    const url = new URL(env.databaseUrl);
+    url.username = `hearth_reader_${env.schema}`;
+    const reader = createSql({ url: url.toString(), schema: `${env.schema}_ro`, max: 1 });
+    try {
+      const err = await migrate(reader, `${env.schema}_ro`, env.log).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(MigrationError);
+      expect((err as Error).message).toMatch(
+        /^Migration failed \(.*permission denied.*\): the database is missing or the user lacks write permission/,
+      );
+    } finally {
+      await reader.end();
+      await env.sql.unsafe(`DROP ROLE IF EXISTS hearth_reader_${env.schema}`);
+    }
   });
 });
