@@ -9,13 +9,12 @@ import {
   notice,
   resultOf,
   screen,
-  valueOf,
   work,
   type FlowContext,
   type FlowEvent,
 } from './kit.js';
+import { enterPin, isWrongPin } from './pin-entry.js';
 import type { MacPin } from './pin-setup.js';
-import { isPinShape } from './pin-rules.js';
 import type { FlowDefinition } from './registry.js';
 
 type Args = { context: FlowContext; event: FlowEvent };
@@ -73,16 +72,7 @@ export function supplierRedeemFlow(mac: MacPin): FlowDefinition {
             voucher: String(c.data.voucherId),
             product: chosen(c)?.name ?? '',
           }),
-        [
-          {
-            guard: ({ event }: Args) => isPinShape(valueOf(event)),
-            target: 'redeem_submit',
-            actions: assign(({ event, context }: Args) => ({
-              notice: null,
-              data: { ...context.data, pinMac: mac(valueOf(event), context) },
-            })),
-          },
-        ],
+        [enterPin(mac, 'redeem_submit')],
       ),
       redeem_submit: work(
         (c) => ({
@@ -103,8 +93,7 @@ export function supplierRedeemFlow(mac: MacPin): FlowDefinition {
             }),
           },
           {
-            guard: ({ event }: Args) =>
-              resultOf(event)?.ok === false && resultOf(event)!.ok === false && isWrongPin(resultOf(event)),
+            guard: isWrongPin,
             target: 'redeem_confirm',
             actions: assign(({ context, event }: Args) => ({ notice: `${reasonText(context, resultOf(event))} ` })),
           },
@@ -121,5 +110,3 @@ export function supplierRedeemFlow(mac: MacPin): FlowDefinition {
     },
   };
 }
-
-const isWrongPin = (r: ReturnType<typeof resultOf>): boolean => r?.ok === false && r.reason.startsWith('wrong:');

@@ -1,20 +1,9 @@
 import { assign } from 'xstate';
 import { t } from '../catalog/index.js';
 import { isLocked, reasonText } from './change-pin.js';
-import {
-  endWith,
-  isOk,
-  keepResult,
-  notice,
-  resultOf,
-  screen,
-  valueOf,
-  work,
-  type FlowContext,
-  type FlowEvent,
-} from './kit.js';
+import { endWith, isOk, keepResult, notice, resultOf, screen, work, type FlowContext, type FlowEvent } from './kit.js';
+import { enterPin, isWrongPin } from './pin-entry.js';
 import type { MacPin } from './pin-setup.js';
-import { isPinShape } from './pin-rules.js';
 import type { FlowDefinition } from './registry.js';
 
 type Args = { context: FlowContext; event: FlowEvent };
@@ -34,11 +23,6 @@ function list(c: FlowContext): string {
     .join('\n');
 }
 
-const isWrongPin = (e: FlowEvent): boolean => {
-  const r = resultOf(e);
-  return r?.ok === false && r.reason.startsWith('wrong:');
-};
-
 /**
  * A household's vouchers and balances (long lists page with 98), behind the PIN: a basic phone
  * is often shared within a family or lent to a neighbour, and a balance is money, so it is
@@ -52,23 +36,14 @@ export function vouchersFlow(mac: MacPin): FlowDefinition {
     label: 'household.vouchers',
     entry: 'vouchers_pin',
     states: {
-      vouchers_pin: screen('pin', (c) => t(c.lang, 'vouchers.pin'), [
-        {
-          guard: ({ event }: Args) => isPinShape(valueOf(event)),
-          target: 'vouchers_load',
-          actions: assign(({ event, context }: Args) => ({
-            notice: null,
-            data: { ...context.data, pinMac: mac(valueOf(event), context) },
-          })),
-        },
-      ]),
+      vouchers_pin: screen('pin', (c) => t(c.lang, 'vouchers.pin'), [enterPin(mac, 'vouchers_load')]),
       vouchers_load: work(
         (c) => ({ op: 'listVouchers', pinMac: String(c.data.pinMac) }),
         [
           // The PIN's hash has done its work: it does not stay in the session's snapshot.
           { guard: isOk, target: 'vouchers_list', actions: [keepResult, forgetPin] },
           {
-            guard: ({ event }: Args) => isWrongPin(event),
+            guard: isWrongPin,
             target: 'vouchers_pin',
             actions: assign(({ context, event }: Args) => ({
               notice: `${reasonText(context, resultOf(event))} `,
