@@ -29,4 +29,9 @@ const socketCodes = new Set([
   'EHOSTUNREACH',
 ]);
 
-const redisGone = ['Connection is closed.', "Stream isn't writeable", 'Reached the max retries per request limit'];
+const redisGone = [
+  'Connection is closed.',
+  "Stream isn't writeable",
+  'Reached the max retries per request limit',
+  'Command timed out', // ioredis's commandTimeout: a Redis that stopped answering
+];

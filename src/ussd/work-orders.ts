@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { ActorClient } from '../actors/runtime/actor-client.js';
 import type { Intent, IntentResult } from '../actors/ussd-session/index.js';
 import { fromMicro, toMicro } from '../actors/voucher/money.js';
@@ -31,19 +30,12 @@ export interface WorkDeps {
 }
 
 /**
- * A work order's id across every session: the session's id and the order's id within it (a
- * mailbox entry id, which another partition's mailbox may repeat), hashed to a fixed length.
- */
-export function workOrderId(sessionId: string, intentId: string): string {
-  // Length-prefixed, so no two (session, order) pairs hash the same input.
-  return createHash('sha256').update(`${sessionId.length}:${sessionId}${intentId}`).digest('base64url');
-}
-
-/**
  * Carries out what a session asked for, for the phone's owner only. Every order is safe to run
- * twice, since two requests of one session may both carry it out: a PIN check made for an order
- * before answers as it did (a wrong PIN counts once, a changed PIN is not checked against the
- * new one), and a redemption's request id is the order's id, so the voucher actor applies it once.
+ * twice, since two requests of one session may both carry it out. Its id (the session actor's
+ * `ctx.id()`: a hash of the session id and the message id) is unique across sessions: a PIN check
+ * made for an order before answers as it did (a wrong PIN counts once, a changed PIN is not
+ * checked against the new one), and a redemption's request id is `ussd:<order id>`, so the
+ * voucher actor applies it once.
  */
 export async function carryOut(
   d: WorkDeps,

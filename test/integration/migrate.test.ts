@@ -61,10 +61,13 @@ describe('migrations', () => {
   });
 
   it("give the spec's remedy when the user may not write, naming the cause", async () => {
-    await env.sql.unsafe(`DROP ROLE IF EXISTS hearth_reader_${env.schema}`);
-    await env.sql.unsafe(`CREATE ROLE hearth_reader_${env.schema} LOGIN`);
     const url = new URL(env.databaseUrl);
-    url.username = `hearth_reader_${env.schema}`;
+    const role = `hearth_reader_${env.schema}`;
+    await env.sql.unsafe(`DROP ROLE IF EXISTS ${role}`);
+    // The same password as the test's own user, for servers that ask for one (testcontainers).
+    const password = url.password ? ` PASSWORD '${decodeURIComponent(url.password).replace(/'/g, "''")}'` : '';
+    await env.sql.unsafe(`CREATE ROLE ${role} LOGIN${password}`);
+    url.username = role;
     const reader = createSql({ url: url.toString(), schema: `${env.schema}_ro`, max: 1 });
     try {
       const err = await migrate(reader, `${env.schema}_ro`, env.log).catch((e: unknown) => e);
@@ -74,7 +77,7 @@ describe('migrations', () => {
       );
     } finally {
       await reader.end();
-      await env.sql.unsafe(`DROP ROLE IF EXISTS hearth_reader_${env.schema}`);
+      await env.sql.unsafe(`DROP ROLE IF EXISTS ${role}`);
     }
   });
 });

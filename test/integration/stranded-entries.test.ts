@@ -47,7 +47,7 @@ describe('entries stranded with a paused earlier owner', () => {
     ((await env.redis.xpending(stream, env.keys.group, '-', '+', 100)) as Array<[string]>).map(([id]) => id);
 
   it('applies one nothing newer of its key overtook, and sets aside one that later messages did', async () => {
-    const runtime = await startRuntime(env, { options: { leaseTtlMs: 1_000 } });
+    const runtime = await startRuntime(env, { options: { leaseTtlMs: 2_000 } });
     const client = await startClient(env);
     try {
       // Both partitions are taken and prepared (their earlier pending entries claimed) by now.
@@ -65,7 +65,7 @@ describe('entries stranded with a paused earlier owner', () => {
         await eventually(
           () => pendingIds(s.stream),
           (ids) => !ids.includes(s.id),
-          8_000,
+          15_000,
         );
       }
       expect(await client.ask<{ count: number }>('counter', 'quiet', { kind: 'get' })).toMatchObject({ count: 11 });

@@ -41,7 +41,7 @@ export async function applyToPartition(
   d: BatchDeps,
   cache: SlotCache,
   raw: readonly RawEntry[],
-  marks: { poisonIds: ReadonlySet<string>; stranded: ReadonlySet<string> },
+  marks: { poisonIds: ReadonlySet<string>; stranded: Set<string> },
   now: Date,
 ): Promise<Applied> {
   const entries: MailboxEntry[] = [];
@@ -63,6 +63,9 @@ export async function applyToPartition(
   const poisoned: PoisonMessage[] = [];
   const live = entries.filter((e) => {
     const applied = compareStreamIds(e.id, cache.view.get(e.key)?.lastMsgId ?? '0-0') <= 0;
+    // A stranded entry gets this look once: let through, it may be applied and committed before
+    // its acknowledgement fails, and its replay must then count as a redelivery.
+    if (!applied) marks.stranded.delete(e.id);
     if (applied && marks.stranded.has(e.id)) {
       poisoned.push({
         entry: e,

@@ -291,6 +291,9 @@ export class TypeWorker {
       this.throwIfFailed();
       return;
     }
+    // The last rounds committed one by one while isolating must land before a flush that may
+    // write the same keys (two commits in flight could reach PostgreSQL out of order).
+    if (this.ahead.length > 0) await this.drainAhead();
     // Replies (a dead-lettered entry's failure included) leave now; the dead letters themselves
     // go with the flush's acknowledgement, in one MULTI, so a crash before it neither loses one
     // nor writes one twice (the replay dead-letters the entry again, and only that one lands).
@@ -360,7 +363,8 @@ export class TypeWorker {
     if (now - this.lastSweep < this.d.options.leaseTtlMs) return;
     this.lastSweep = now;
     for (const o of this.owned.values()) {
-      if (!o.prepared || o.lost) continue;
+      // As for reads: a lease that may have lapsed belongs to someone else's entries now.
+      if (!o.prepared || o.lost || o.validUntil - performance.now() <= 5) continue;
       const taken = await o.ops.claimStranded(this.d.options.leaseTtlMs);
       if (taken.length === 0) continue;
       // Read this consumer's pending history again: the taken entries are in it now.

@@ -49,7 +49,8 @@ export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }, deadl
         responseType: 'text/plain',
         responses: {
           200: '`CON …` continues the session, `END …` ends it (every failure the phone can be told about is an END line)',
-          400: 'a malformed request (the only answer that is not 200)',
+          400: 'a malformed request',
+          413: 'a body over MAX_BODY_BYTES',
         },
       },
       // An aggregator drops a session on anything but 200, and cannot retry on another

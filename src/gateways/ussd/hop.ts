@@ -7,7 +7,7 @@ import type { PhoneDirectory } from '../../ussd/phone-directory.js';
 import type { PinStore } from '../../ussd/pin-store.js';
 import type { PhoneLanguage } from '../../ussd/phone-language.js';
 import type { PhoneRateLimit } from '../../ussd/rate-limit.js';
-import { carryOut, workOrderId, type WorkDeps } from '../../ussd/work-orders.js';
+import { carryOut, type WorkDeps } from '../../ussd/work-orders.js';
 import type { UssdRequest } from './request.js';
 
 /**
@@ -60,7 +60,7 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
       ...(lang ? { lang } : {}),
     });
     for (let i = 0; reply.kind === 'work' && i < MAX_ORDERS; i++) {
-      const order = { id: workOrderId(req.sessionId, reply.intentId), intent: reply.intent };
+      const order = { id: reply.intentId, intent: reply.intent };
       const result = await carryOut(d.work, order, req.phoneNumber, owner);
       reply = await d.client.ask<HopReply>('ussd', req.sessionId, {
         kind: 'resolve',
