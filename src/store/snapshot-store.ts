@@ -44,9 +44,14 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
     async load(type, keys) {
       const slots = new Map<string, Slot>();
       if (keys.length === 0) return slots;
+      // One primary-key probe per key. Written as `key = ANY($keys)`, the planner, when its row
+      // estimate for the type was stale, scanned every row of the type and filtered them (4 ms
+      // for 200 keys among 10,000 USSD sessions, measured), and that happened after any burst
+      // of new keys: the very moment the loads come.
       const rows = await sql<SnapshotRow[]>`
-        SELECT key, version, state, last_msg_id FROM actor_snapshots
-        WHERE type = ${type} AND key = ANY(${sql.array(keys as string[])}::text[])`;
+        SELECT s.key, s.version, s.state, s.last_msg_id
+        FROM unnest(${sql.array(keys as string[])}::text[]) AS k(key)
+        JOIN actor_snapshots s ON s.type = ${type} AND s.key = k.key`;
       for (const row of rows) {
         slots.set(row.key, {
           state: row.state === null ? undefined : row.state,
