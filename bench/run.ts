@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { Redis } from 'ioredis';
 import { benchEnv } from './lib/env.js';
-import { untilLedgerCaughtUp, untilPostgresIdle } from './lib/quiet.js';
+import { untilLedgerCaughtUp, untilPostgresIdle, vacuumAnalyze } from './lib/quiet.js';
 import { better, fmt, type LevelResult } from './lib/measure.js';
 import { render } from './lib/report.js';
 import { bareRedisLimit, httpHelloLimit } from './suites/limits.js';
@@ -63,19 +63,22 @@ async function main(): Promise<void> {
     };
     const asks1 = await echo();
     const second = await limits();
+    await vacuumAnalyze(env, progress);
     progress('runtime: ask() again');
     asks = better(asks1, await echo());
     hello = better([first.hello], [second.hello])[0]!;
     bare = better(first.bare, second.bare);
     progress('vouchers: redemptions through the voucher actor, 64 concurrent (seeding 10,001 vouchers first)');
-    vouchers = await redemptions(env, client, 64);
+    const vacuum = () => vacuumAnalyze(env, progress);
+    vouchers = await redemptions(env, client, 64, vacuum);
     progress(
       `  10,000 vouchers: ${fmt.rate(vouchers.spread.perSecond)}/s; one hot: ${fmt.rate(vouchers.hot.perSecond)}/s`,
     );
     progress('vouchers: signed HTTP redemptions through a gateway process, 64 concurrent (seeding 10,001 over HTTP)');
-    http = await httpRedemptions(env, 64, 10_000);
+    http = await httpRedemptions(env, 64, 10_000, vacuum);
     progress(`  10,000 vouchers: ${fmt.rate(http.spread.perSecond)}/s; one hot: ${fmt.rate(http.hot.perSecond)}/s`);
     await untilLedgerCaughtUp(env, progress);
+    await vacuumAnalyze(env, progress);
     await untilPostgresIdle(progress);
     progress('ussd: 5-hop sessions through a gateway process, 50 and 500 concurrent sessions');
     ussd = await ussdHops(env, worker.proc.pid ?? 0, [50, 500]);

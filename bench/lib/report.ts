@@ -39,8 +39,12 @@ Measured by \`npm run bench\` on ${machine}, ${new Date().toISOString().slice(0,
 level after 1 s of warm-up. The limits and the echo \`ask()\` levels are each measured twice,
 interleaved (limits, asks, limits, asks), and the better run of each is shown: this 2-core VM
 loses CPU to its neighbours at times, and such a moment must flatter neither side of a ratio.
-Redis and PostgreSQL are the machine's local services. Servers run in child processes; the load
-generator is the \`npm run bench\` process itself. Reproduce with:
+Redis and PostgreSQL are the machine's local services. This machine's PostgreSQL runs with
+\`autovacuum = off\`, so the run does what autovacuum would: it vacuums and analyzes its schema
+after each suite's seeding and before the next suite (without that, the USSD suite found the
+dead rows and stale statistics of the voucher suites and measured PostgreSQL at 63–72 µs per
+hop instead of 30). Servers run in child processes; the load generator is the \`npm run bench\`
+process itself. Reproduce with:
 
 \`\`\`sh
 REDIS_URL=redis://127.0.0.1:6379 DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench

@@ -37,6 +37,8 @@ export async function httpRedemptions(
   env: BenchEnv,
   concurrency: number,
   vouchers: number,
+  /** Runs between seeding and measuring (the run vacuums there: autovacuum is off here). */
+  afterSeeding: () => Promise<void> = () => Promise.resolve(),
 ): Promise<{ spread: LevelResult; hot: LevelResult }> {
   const gateway = await startGateway(env, { HEARTH_ADMIN_KEY: adminKey });
   try {
@@ -101,6 +103,7 @@ export async function httpRedemptions(
       if (r.status !== 201) throw new Error(`redeem answered ${r.status}: ${r.body}`);
     };
     try {
+      await afterSeeding();
       const spread = await closedLoop(concurrency, env.seconds * 1000, (w, i) =>
         redeem(w, ids[(i * 7919 + w * 104729) % ids.length]!),
       );

@@ -35,9 +35,12 @@ export async function redemptions(
   env: BenchEnv,
   client: ActorClient,
   concurrency: number,
+  /** Runs between seeding and measuring (the run vacuums there: autovacuum is off here). */
+  afterSeeding: () => Promise<void> = () => Promise.resolve(),
 ): Promise<{ spread: LevelResult; hot: LevelResult }> {
   const spreadIds = await seed(client, 'spread', 10_000, 1e15);
   const [hotId] = await seed(client, 'hot', 1, 1e15);
+  await afterSeeding();
   let n = 0;
   const redeem = (voucherId: string) =>
     client.ask('voucher', voucherId, {
