@@ -31,19 +31,18 @@ export function failedReply(p: PoisonMessage): OutgoingReply {
   return { stream: p.entry.reply, corr: p.entry.corr, ok: false, body: JSON.stringify(body) };
 }
 
+/** A partition's entries of one round, decoded, with the keys its cache lacks (after eviction). */
+export interface Decoded {
+  entries: MailboxEntry[];
+  deletedIds: string[];
+  missing: string[];
+}
+
 /**
- * Decodes a partition's raw entries, loads the states not in memory, sets aside poison (entries
- * claimed from dead owners more than MAX_DELIVERIES times, unless already applied; entries taken
- * back from a paused owner that later messages of their key overtook), and applies
- * the batch. The new states go into the cache pinned until their commit.
+ * Decodes a partition's raw entries and evicts its cache, then names the keys to load. Evicted
+ * before choosing what to load: nothing may drop a state between the load and the apply.
  */
-export async function applyToPartition(
-  d: BatchDeps,
-  cache: SlotCache,
-  raw: readonly RawEntry[],
-  marks: { poisonIds: ReadonlySet<string>; stranded: Set<string> },
-  now: Date,
-): Promise<Applied> {
+export function decodePartition(cache: SlotCache, raw: readonly RawEntry[]): Decoded {
   const entries: MailboxEntry[] = [];
   const deletedIds: string[] = [];
   for (const [id, fields] of raw) {
@@ -51,15 +50,39 @@ export async function applyToPartition(
     if (e) entries.push(e);
     else deletedIds.push(id);
   }
-
-  // Evict before choosing what to load: nothing may drop a state between the load and the apply.
   cache.evict();
   const missing = [...new Set(entries.map((e) => e.key))].filter((k) => !cache.has(k));
-  if (missing.length > 0) {
-    const loaded = await d.store.load(d.def.type, missing);
-    for (const k of missing) cache.set(k, loaded.get(k) ?? emptySlot());
-  }
+  return { entries, deletedIds, missing };
+}
 
+/**
+ * Loads the states every partition of a round lacks, in one query: one round trip to PostgreSQL
+ * per round, not one per partition waited for in turn (a key lives in one partition only).
+ */
+export async function loadMissing(
+  d: Pick<BatchDeps, 'def' | 'store'>,
+  parts: ReadonlyArray<{ cache: SlotCache; decoded: Decoded }>,
+): Promise<void> {
+  const missing = parts.flatMap((p) => p.decoded.missing);
+  if (missing.length === 0) return;
+  const loaded = await d.store.load(d.def.type, missing);
+  for (const p of parts) for (const k of p.decoded.missing) p.cache.set(k, loaded.get(k) ?? emptySlot());
+}
+
+/**
+ * Applies a decoded partition batch whose states are in the cache: sets aside poison (entries
+ * claimed from dead owners more than MAX_DELIVERIES times, unless already applied; entries taken
+ * back from a paused owner that later messages of their key overtook), and applies the rest.
+ * The new states go into the cache pinned until their commit.
+ */
+export function applyDecoded(
+  d: BatchDeps,
+  cache: SlotCache,
+  decoded: Decoded,
+  marks: { poisonIds: ReadonlySet<string>; stranded: Set<string> },
+  now: Date,
+): Applied {
+  const { entries, deletedIds } = decoded;
   const poisoned: PoisonMessage[] = [];
   const live = entries.filter((e) => {
     const applied = compareStreamIds(e.id, cache.view.get(e.key)?.lastMsgId ?? '0-0') <= 0;

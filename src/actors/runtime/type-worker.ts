@@ -4,7 +4,7 @@ import type { Metrics } from '../../metrics.js';
 import type { BatchCommit, SnapshotStore } from '../../store/snapshot-store.js';
 import { Backoff, sleep } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
-import { applyToPartition, type Applied } from './partition-batch.js';
+import { applyDecoded, decodePartition, loadMissing, type Applied } from './partition-batch.js';
 import { commitRound, isDataError, type Owned } from './round-commit.js';
 import { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
@@ -279,10 +279,12 @@ export class TypeWorker {
   /** Applies every partition's entries, then commits (or, write-behind, replies and holds). */
   private async round(read: Map<Owned, RawEntry[]>): Promise<void> {
     const now = this.d.clock();
-    const applied: Array<[Owned, Applied]> = [];
-    for (const [o, raw] of read) {
-      applied.push([o, await applyToPartition(this.d, o.cache, raw, o, now)]);
-    }
+    const parts = [...read].map(([o, raw]) => ({ o, cache: o.cache, decoded: decodePartition(o.cache, raw) }));
+    await loadMissing(this.d, parts);
+    const applied = parts.map(({ o, decoded }): [Owned, Applied] => [
+      o,
+      applyDecoded(this.d, o.cache, decoded, o, now),
+    ]);
     // While isolating an entry PostgreSQL refused, write-behind commits round by round too: a
     // flush would merge the one-entry rounds again and never single the entry out.
     if (this.d.def.persistence.mode === 'commit-before-reply' || this.isolating > 0) {
