@@ -17,7 +17,8 @@ function session(audience: 'household' | 'supplier' | 'unregistered', pinSet = t
   };
   const run = (msg: Parameters<typeof actor.decide>[1]): HopReply => {
     const d = actor.decide(state, msg, ctx());
-    state = d.state === undefined ? undefined : (JSON.parse(JSON.stringify(d.state)) as UssdSession);
+    // Frozen, as the runtime's copy must stay untouched: a write into it by decide would throw.
+    state = d.state === undefined ? undefined : deepFreeze(JSON.parse(JSON.stringify(d.state)) as UssdSession);
     return d.reply as HopReply;
   };
   return {
@@ -33,6 +34,14 @@ function session(audience: 'household' | 'supplier' | 'unregistered', pinSet = t
       return state;
     },
   };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 const screenText = (r: HopReply): string => (r.kind === 'screen' ? r.text : `WORK ${r.intent.op}`);
