@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
 import type { ActorDefinition, PersistencePolicy } from '../../src/actors/runtime/types.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
-import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
+import { startClient, startRuntime, tellFields, testRuntimeOptions } from '../support/runtime-harness.js';
 
 /** A tally whose messages can fail in decide, or produce a state or a reply JSON cannot hold. */
 function tally(type: string, persistence: PersistencePolicy): ActorDefinition<{ n: number | bigint }> {
@@ -45,16 +44,7 @@ describe('dead-letter stream', () => {
     const key = 'crashy';
     const stream = env.keys.mailbox('counter', partitionOf(key, testRuntimeOptions.partitions));
     await env.redis.xgroup('CREATE', stream, env.keys.group, '0', 'MKSTREAM');
-    const fields = (by: number) =>
-      encodeEntry({
-        key,
-        kind: 'add',
-        body: JSON.stringify({ kind: 'add', by }),
-        reply: '',
-        corr: '',
-        ts: Date.now(),
-        deadline: 0,
-      });
+    const fields = (by: number) => tellFields(key, { kind: 'add', by });
     const poisonId = (await env.redis.xadd(stream, '*', ...fields(100))) as string;
     await env.redis.xadd(stream, '*', ...fields(1));
     // An owner read the first entry and died; three owners before it had claimed it and died too.

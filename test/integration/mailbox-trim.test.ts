@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
-import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
+import { startClient, startRuntime, tellFields, testRuntimeOptions } from '../support/runtime-harness.js';
 
 describe('mailbox trimming', () => {
   let env: Isolated;
@@ -26,19 +25,7 @@ describe('mailbox trimming', () => {
       // far below what the live owner goes on to process.
       const [[, held]] = (await env.redis
         .multi()
-        .xadd(
-          stream,
-          '*',
-          ...encodeEntry({
-            key: 'other',
-            kind: 'get',
-            body: '{"kind":"get"}',
-            reply: '',
-            corr: '',
-            ts: 0,
-            deadline: 0,
-          }),
-        )
+        .xadd(stream, '*', ...tellFields('other', { kind: 'get' }))
         .xreadgroup('GROUP', env.keys.group, 'holder', 'COUNT', 1, 'STREAMS', stream, '>')
         .exec()) as [[null, string]];
       for (let i = 0; i < 3_000; i += 100) {

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
-import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
+import { startClient, startRuntime, tellFields, testRuntimeOptions } from '../support/runtime-harness.js';
 
 /**
  * An owner paused past its lease can have an XREADGROUP reach Redis after its successor claimed
@@ -23,15 +22,7 @@ describe('entries stranded with a paused earlier owner', () => {
   /** Adds an `add` entry and reads it as a paused owner would, before the live owner can. */
   async function strand(key: string, by: number): Promise<{ stream: string; id: string }> {
     const stream = env.keys.mailbox('counter', partitionOf(key, testRuntimeOptions.partitions));
-    const fields = encodeEntry({
-      key,
-      kind: 'add',
-      body: JSON.stringify({ kind: 'add', by }),
-      reply: '',
-      corr: '',
-      ts: Date.now(),
-      deadline: 0,
-    });
+    const fields = tellFields(key, { kind: 'add', by });
     // In one MULTI nothing runs between the entry's arrival and the paused owner's read.
     const [[, id]] = (await env.redis
       .multi()

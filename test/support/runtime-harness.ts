@@ -1,4 +1,5 @@
 import { ActorClient } from '../../src/actors/runtime/actor-client.js';
+import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
 import { connectRedis, createRedis } from '../../src/actors/runtime/redis.js';
 import { Runtime, type RuntimeOptions } from '../../src/actors/runtime/runtime.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
@@ -78,4 +79,17 @@ export async function startClient(
     redis.disconnect();
   };
   return client;
+}
+
+/** The stream fields of a one-way message to an actor, as a gateway's tell() writes them. */
+export function tellFields(key: string, body: { kind: string } & Record<string, unknown>): string[] {
+  return encodeEntry({
+    key,
+    kind: body.kind,
+    body: JSON.stringify(body),
+    reply: '',
+    corr: '',
+    ts: Date.now(),
+    deadline: 0,
+  });
 }
