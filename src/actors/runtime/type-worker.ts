@@ -4,6 +4,7 @@ import type { Metrics } from '../../metrics.js';
 import type { BatchCommit, SnapshotStore } from '../../store/snapshot-store.js';
 import { Backoff, sleep } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
+import { MailboxUpkeep } from './mailbox-upkeep.js';
 import { applyDecoded, decodePartition, loadMissing, type Applied } from './partition-batch.js';
 import { commitRound, isDataError, type Owned } from './round-commit.js';
 import { SlotCache } from './slot-cache.js';
@@ -79,10 +80,10 @@ export class TypeWorker {
    * data: alone in its batch, the offending entry is found and dead-lettered.
    */
   private isolating = 0;
-  private lastTrim = 0;
-  private lastSweep = Date.now();
+  private readonly upkeep: MailboxUpkeep;
 
   constructor(private readonly d: TypeWorkerDeps) {
+    this.upkeep = new MailboxUpkeep(d.options, d.log);
     const policy = d.def.persistence;
     this.writeBehind =
       policy.mode === 'write-behind'
@@ -176,8 +177,7 @@ export class TypeWorker {
           if (this.isolating > 0) this.isolating--;
         }
         await this.flushDue(false);
-        await this.maybeTrim();
-        await this.maybeSweep();
+        await this.upkeep.run(this.owned.values());
         backoff.reset();
       } catch (err) {
         if (this.stopping) break;
@@ -351,38 +351,5 @@ export class TypeWorker {
     await Promise.all(this.ahead);
     this.ahead = [];
     await this.writeBehind?.idle();
-  }
-
-  /**
-   * Takes back entries stranded with another consumer after this worker took the partition: an
-   * owner paused past its lease can still have a read reach Redis after the hand-over's claim.
-   * Its commit is fenced, so without this nobody would apply them until the next hand-over.
-   * Checked once a lease lifetime, for entries idle that long (cheap: one XPENDING summary per
-   * partition, more only when another consumer holds something).
-   */
-  private async maybeSweep(): Promise<void> {
-    const now = Date.now();
-    if (now - this.lastSweep < this.d.options.leaseTtlMs) return;
-    this.lastSweep = now;
-    for (const o of this.owned.values()) {
-      // As for reads: a lease that may have lapsed belongs to someone else's entries now.
-      if (!o.prepared || o.lost || o.validUntil - performance.now() <= 5) continue;
-      const taken = await o.ops.claimStranded(this.d.options.leaseTtlMs);
-      if (taken.length === 0) continue;
-      // Read this consumer's pending history again: the taken entries are in it now.
-      for (const id of taken) o.stranded.add(id);
-      o.cursor = '0';
-      this.d.log.warn(
-        { partition: o.partition, claimed: taken.length },
-        'took back entries stranded with an earlier owner',
-      );
-    }
-  }
-
-  private async maybeTrim(): Promise<void> {
-    const now = Date.now();
-    if (now - this.lastTrim < this.d.options.trimEveryMs) return;
-    this.lastTrim = now;
-    await Promise.all([...this.owned.values()].filter((o) => o.prepared).map((o) => o.ops.trim()));
   }
 }
