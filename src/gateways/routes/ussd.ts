@@ -1,17 +1,12 @@
 import { z } from 'zod';
-import { t, DEFAULT_LANGUAGE } from '../../actors/ussd-session/catalog/index.js';
 import type { RouteSpec } from '../http/router.js';
 import { json, type Reply } from '../http/reply.js';
 import type { LiveSessions } from '../../ussd/live-sessions.js';
-import { ussdHop, type HopDeps } from '../ussd/hop.js';
+import { endLine, ussdHop, type HopDeps } from '../ussd/hop.js';
 import { readUssdRequest, ussdRequest } from '../ussd/request.js';
 import { guarded, type Guards } from './guard.js';
 
-/**
- * Spec 002: `POST /api/ussd` for the telecom aggregator (open: aggregators cannot sign requests;
- * put it behind the aggregator's IP allowlist at the edge), answered in `text/plain`;
- * `GET /api/ussd/sessions` for operators (admin or implementer key: it lists phone numbers).
- */
+/** The session list's shape, for the OpenAPI document. */
 const liveSessionList = z.object({
   sessions: z.array(
     z.object({
@@ -35,6 +30,11 @@ const plain = (body: string): Reply => ({
   body,
 });
 
+/**
+ * Spec 002: `POST /api/ussd` for the telecom aggregator (open: aggregators cannot sign requests;
+ * put it behind the aggregator's IP allowlist at the edge), answered in `text/plain`;
+ * `GET /api/ussd/sessions` for operators (admin or implementer key: it lists phone numbers).
+ */
 export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }, deadlineMs: number): RouteSpec[] {
   return [
     {
@@ -59,7 +59,7 @@ export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }, deadl
       serveWhileDraining: true,
       deadline: {
         ms: Math.min(deadlineMs, HOP_DEADLINE_CAP_MS),
-        answer: () => plain(`END ${t(DEFAULT_LANGUAGE, 'common.unavailable')}`),
+        answer: () => plain(endLine('common.unavailable')),
       },
       async handler(ctx) {
         const req = await readUssdRequest(ctx);

@@ -32,7 +32,8 @@ export interface HopDeps {
   log: Logger;
 }
 
-const end = (key: Parameters<typeof t>[1]): string => `END ${t(DEFAULT_LANGUAGE, key)}`;
+/** An `END` line in the default language (the phone's own is not known before its session). */
+export const endLine = (key: Parameters<typeof t>[1]): string => `END ${t(DEFAULT_LANGUAGE, key)}`;
 
 /**
  * One USSD request: allowlist and rate limit, then the session actor, carrying out the work it
@@ -41,10 +42,10 @@ const end = (key: Parameters<typeof t>[1]): string => `END ${t(DEFAULT_LANGUAGE,
  * on anything but 200.
  */
 export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
-  if (!d.serviceCodes.includes(req.serviceCode)) return end('common.badService');
+  if (!d.serviceCodes.includes(req.serviceCode)) return endLine('common.badService');
   const now = d.clock();
   try {
-    if (!(await d.rate.allow(req.phoneNumber, now))) return end('common.rateLimited');
+    if (!(await d.rate.allow(req.phoneNumber, now))) return endLine('common.rateLimited');
     const owner = await d.directory.owner(req.phoneNumber);
     const [pinSet, lang] = await Promise.all([
       owner.did ? d.pins.isSet(req.phoneNumber, owner.did) : false,
@@ -69,7 +70,7 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
         sealedText: d.seal(req.text),
       });
     }
-    if (reply.kind === 'work') return end('common.unavailable');
+    if (reply.kind === 'work') return endLine('common.unavailable');
     // The session has moved on whatever happens here: a list the operators read cannot cost
     // the phone its screen.
     await d.live
@@ -93,6 +94,6 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
     return reply.text;
   } catch (err) {
     d.log.warn({ err: err instanceof Error ? err.message : String(err), sessionId: req.sessionId }, 'ussd hop failed');
-    return end('common.unavailable');
+    return endLine('common.unavailable');
   }
 }
