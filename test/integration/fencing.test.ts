@@ -110,7 +110,8 @@ describe('group commit', () => {
     });
     await store.commit(batch(1, 'stale', 5));
     const committer = new GroupCommitter(store, 1);
-    const first = committer.commit(batch(0, 'warm', 1)); // occupies the committer, so the next two go together
+    // Handed in in one tick, the three go in one statement; the stale one aborts it.
+    const first = committer.commit(batch(0, 'warm', 1));
     const good = committer.commit(batch(2, 'good', 1));
     const bad = committer.commit(batch(1, 'stale', 3)); // does not advance version 5: aborts its statement
     await first;
@@ -119,5 +120,33 @@ describe('group commit', () => {
     const slots = await store.load('counter', ['good', 'stale']);
     expect(slots.get('good')?.version).toBe(1);
     expect(slots.get('stale')?.version).toBe(5);
+  });
+
+  it("puts a round's batches, handed in one after another in one tick, in one statement", async () => {
+    const store = createPgSnapshotStore(env.sql);
+    const epochs = await Promise.all([3, 4, 5, 6, 7, 8].map((p) => store.takeFence('grouped', p, 'me')));
+    const statements: number[] = [];
+    const counting = {
+      ...store,
+      commitMany: (b: Parameters<typeof store.commitMany>[0]) => {
+        statements.push(b.length);
+        return store.commitMany(b);
+      },
+    };
+    const committer = new GroupCommitter(counting);
+    await Promise.all(
+      epochs.map((epoch, i) =>
+        committer.commit({
+          type: 'grouped',
+          partition: i + 3,
+          epoch,
+          dirty: new Map([[`k${i}`, { state: { i }, version: 1, lastMsgId: '1-0' }]]),
+          outbox: [],
+        }),
+      ),
+    );
+    expect(statements).toEqual([6]);
+    const slots = await store.load('grouped', ['k0', 'k5']);
+    expect([...slots.values()].map((s) => s.version)).toEqual([1, 1]);
   });
 });
