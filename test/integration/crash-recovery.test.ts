@@ -4,6 +4,7 @@ import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import { countOf, eventually, isolated, type Isolated } from '../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { startClient } from '../support/runtime-harness.js';
+import { startProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const partitionTaken = (l: Record<string, unknown>): boolean => l.msg === 'partition taken';
 
@@ -11,6 +12,7 @@ describe('crash recovery', () => {
   let env: Isolated;
   let client: ActorClient;
   const procs: HearthProcess[] = [];
+  const proxies: TcpProxy[] = [];
 
   beforeAll(async () => {
     env = await isolated();
@@ -19,6 +21,7 @@ describe('crash recovery', () => {
 
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.kill()));
+    await Promise.all(proxies.map((p) => p.close()));
     await client.close();
     await env.cleanup();
   });
@@ -59,9 +62,67 @@ describe('crash recovery', () => {
       SELECT count(*)::int AS n FROM outbox WHERE actor_type = 'counter' AND actor_key LIKE 'crash-%'`);
     expect(n).toBe(sent);
     // Nothing left behind: every entry of the counter mailboxes was acknowledged.
-    for (let p = 0; p < 4; p++) {
-      const [count] = (await env.redis.xpending(env.keys.mailbox('counter', p), env.keys.group)) as [number];
-      expect(count).toBe(0);
+    expect(await pendingOf(env, 'counter')).toBe(0);
+  });
+
+  it('hands the entries a killed worker had read but not committed to its successor, applied once', async () => {
+    // The first worker reaches PostgreSQL through a proxy that is then stalled: it reads and
+    // applies a round, and its commit never comes back. Killed then, it leaves those entries
+    // pending under its name, which the kill in the middle of a load above may or may not do.
+    await Promise.all(procs.splice(0).map((p) => p.kill()));
+    const pg = viaProxy(env.databaseUrl);
+    const proxy = await startProxy(pg.host, pg.port);
+    proxies.push(proxy);
+    const options = { ROLE: 'worker', ACTOR_PARTITIONS: '4', LEASE_TTL_MS: '1500', LOG_LEVEL: 'info' };
+    const first = spawnHearth(env.env({ ...options, DATABASE_URL: viaProxy(env.databaseUrl, proxy.port).url }));
+    procs.push(first);
+    // The killed workers' leases lapse first; then the new one takes all four partitions.
+    const counterPartitions = (): Promise<number> =>
+      Promise.resolve(first.lines.filter((l) => partitionTaken(l) && l.actor === 'counter').length);
+    expect(await eventually(counterPartitions, (n) => n === 4, 15_000, 100)).toBe(4);
+    await client.ask('counter', 'warm-up-2', { kind: 'add', by: 1 }, 10_000);
+
+    proxy.stall();
+    const keys = Array.from({ length: 20 }, (_, i) => `held-${i}`);
+    await Promise.all(keys.map((k) => client.tell('counter', k, { kind: 'add', by: 1, seq: 1 })));
+    await eventually(
+      () => pendingOf(env, 'counter'),
+      (n) => n > 0,
+      10_000,
+      50,
+    );
+    await first.kill();
+    const held = await pendingOf(env, 'counter');
+    expect(held).toBeGreaterThan(0);
+
+    const second = spawnHearth(env.env(options));
+    procs.push(second);
+    const claimed = await second.waitFor((l) => l.msg === 'claimed pending entries of earlier owners');
+    expect(claimed.claimed).toBeGreaterThan(0);
+    for (let seq = 2; seq <= 3; seq++) {
+      await Promise.all(keys.map((k) => client.tell('counter', k, { kind: 'add', by: 1, seq })));
     }
+    const states = await eventually(
+      () => Promise.all(keys.map((k) => client.ask<CounterState>('counter', k, { kind: 'get' }, 5_000))),
+      (all) => all.every((s) => s.applied >= 3),
+      30_000,
+      250,
+    );
+    for (const s of states) expect(s).toEqual({ count: 3, applied: 3, lastSeq: 3, outOfOrder: 0 });
+    const claimedInAll = second.lines
+      .filter((l) => l.msg === 'claimed pending entries of earlier owners')
+      .reduce((n, l) => n + Number(l.claimed), 0);
+    expect(claimedInAll).toBe(held);
+    expect(await pendingOf(env, 'counter')).toBe(0);
   });
 });
+
+/** Entries read and not yet acknowledged, over a type's four partitions. */
+async function pendingOf(env: Isolated, type: string): Promise<number> {
+  let n = 0;
+  for (let p = 0; p < 4; p++) {
+    const [count] = (await env.redis.xpending(env.keys.mailbox(type, p), env.keys.group)) as [number];
+    n += count;
+  }
+  return n;
+}
