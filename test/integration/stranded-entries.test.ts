@@ -72,4 +72,48 @@ describe('entries stranded with a paused earlier owner', () => {
       await runtime.close();
     }
   });
+
+  it('still sets one aside when the owner that took it back lost the partition before applying it', async () => {
+    // Long leases: no sweep runs by itself here; the test plays the take-back.
+    const options = { leaseTtlMs: 60_000 };
+    const first = await startRuntime(env, { options, workerId: 'first-owner' });
+    const client = await startClient(env);
+    try {
+      expect(await client.ask<{ count: number }>('counter', 'handed', { kind: 'add', by: 1 })).toMatchObject({
+        count: 1,
+      });
+      const held = await strand('handed', 100);
+      expect(await client.ask<{ count: number }>('counter', 'handed', { kind: 'add', by: 1 })).toMatchObject({
+        count: 2,
+      });
+      // The first owner's sweep marks the entry and claims it, then the partition changes hands
+      // before its next round reads it.
+      const marks = env.keys.stranded('counter', partitionOf('handed', testRuntimeOptions.partitions));
+      await env.redis.sadd(marks, held.id);
+      await env.redis.xclaim(held.stream, env.keys.group, 'first-owner', 0, held.id, 'JUSTID');
+      await first.close();
+
+      const second = await startRuntime(env, { options, workerId: 'second-owner' });
+      try {
+        await eventually(
+          () => pendingIds(held.stream),
+          (ids) => !ids.includes(held.id),
+          15_000,
+        );
+        expect(await pendingIds(held.stream)).not.toContain(held.id);
+        expect(await client.ask<{ count: number }>('counter', 'handed', { kind: 'get' })).toMatchObject({ count: 2 });
+        const dead = (await env.redis.xrange(env.keys.deadLetter('counter'), '-', '+')).filter(
+          ([, f]) => f[f.indexOf('id') + 1] === held.id,
+        );
+        expect(dead).toHaveLength(1);
+        expect(dead[0]![1][dead[0]![1].indexOf('error') + 1]).toMatch(/paused past its lease/);
+        expect(await env.redis.sismember(marks, held.id)).toBe(0);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await client.close();
+      await first.close();
+    }
+  });
 });

@@ -28,6 +28,11 @@ export interface Keys {
   lease(type: string, partition: number): string;
   /** Hash of takeover counts per pending entry of a partition (poison detection). */
   attempts(type: string, partition: number): string;
+  /**
+   * Set of the entries of a partition taken back from an owner paused past its lease, until
+   * acknowledged: the mark must outlive a hand-over (see MailboxOps.claimStranded).
+   */
+  stranded(type: string, partition: number): string;
   /** Dead-letter stream of a type: poison messages after MAX_DELIVERIES attempts. */
   deadLetter(type: string): string;
   /** Reply stream of one gateway process. */
@@ -64,6 +69,7 @@ export function createKeys(prefix: string): Keys {
     lease: (type, partition) => `${prefix}:lease:${checkType(type)}:p${partition}`,
     deadLetter: (type) => `${prefix}:dead:${checkType(type)}`,
     attempts: (type, partition) => `${prefix}:attempts:${checkType(type)}:p${partition}`,
+    stranded: (type, partition) => `${prefix}:stranded:${checkType(type)}:p${partition}`,
     replies: (gatewayId) => `${prefix}:reply:${checkId(gatewayId)}`,
     chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
     chatTurn: (sessionId) => `${prefix}:chat:turn:${checkId(sessionId)}`,

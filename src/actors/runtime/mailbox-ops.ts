@@ -42,6 +42,8 @@ export class MailboxOps {
     readonly stream: string,
     readonly group: string,
     readonly consumer: string,
+    /** The partition's set of stranded marks (see {@link claimStranded}). */
+    private readonly strandedKey: string,
   ) {}
 
   /** Creates the consumer group at the start of the stream, so entries sent before it exist are read. */
@@ -105,6 +107,12 @@ export class MailboxOps {
       )) as Array<[string]>;
       const ids = rows.map(([id]) => id);
       if (ids.length === 0) continue;
+      // Marked before they are claimed, and in Redis: if this worker loses the partition before
+      // it applies them, the next owner claims them with the rest and must still know them for
+      // stranded (overtaken, one is set aside; unmarked, it would pass for a redelivery and be
+      // acknowledged unapplied). A mark on an entry XCLAIM then leaves is harmless: that entry
+      // is held by an owner whose commits are fenced, so it is stranded all the same.
+      await this.redis.sadd(this.strandedKey, ...ids);
       // XCLAIM re-checks the idle time, so an entry its holder has just acknowledged or touched stays.
       const claimed = (await this.redis.xclaim(
         this.stream,
@@ -117,6 +125,18 @@ export class MailboxOps {
       taken.push(...claimed);
     }
     return taken;
+  }
+
+  /** Which of these entries were marked stranded by an earlier owner (see {@link claimStranded}). */
+  async strandedAmong(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const flags = await this.redis.smismember(this.strandedKey, ...ids);
+    return ids.filter((_, i) => flags[i] === 1);
+  }
+
+  /** Drops the marks of acknowledged entries. */
+  async unmarkStranded(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.redis.srem(this.strandedKey, ...ids);
   }
 
   /** Forgets consumers of earlier owners that no longer hold anything. */

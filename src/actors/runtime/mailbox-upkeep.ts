@@ -44,7 +44,10 @@ export class MailboxUpkeep {
       const taken = await o.ops.claimStranded(this.o.leaseTtlMs);
       if (taken.length === 0) continue;
       // Read this consumer's pending history again: the taken entries are in it now.
-      for (const id of taken) o.stranded.add(id);
+      for (const id of taken) {
+        o.stranded.add(id);
+        o.strandedMarks.add(id);
+      }
       o.cursor = '0';
       this.log.warn(
         { partition: o.partition, claimed: taken.length },

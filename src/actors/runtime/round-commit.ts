@@ -28,6 +28,11 @@ export interface Owned {
    * message is dead-lettered, not skipped as a redelivery nor applied out of order.
    */
   stranded: Set<string>;
+  /**
+   * Entries marked stranded in Redis (by this owner's take-back, or an earlier owner's) and not
+   * yet acknowledged: their marks go with their acknowledgement.
+   */
+  strandedMarks: Set<string>;
   /** Write-behind only: applied, replied, not yet committed. */
   unflushed: Applied[];
   unflushedSince: number;
@@ -115,6 +120,12 @@ async function settlePartition(env: RoundEnv, o: Owned, a: Applied, reply: boole
   // A write-behind flush (reply false) replied at apply time but still owes its dead letters.
   await o.ops.settle(a.ids, reply ? a.outcome.replies : [], a.dead, d.deadStream, d.workerId);
   if (o.stranded.size > 0) for (const id of a.ids) o.stranded.delete(id);
+  // Acknowledged first: a mark that outlives its entry's acknowledgement is never looked at
+  // again, while an entry unmarked before it is acknowledged could pass for a redelivery.
+  // (Left: acknowledged after its commit only if that succeeded, an entry let through and
+  // committed whose acknowledgement fails keeps its mark, and an owner after a hand-over would
+  // then set it aside as stranded although it was applied, in the dead-letter stream.)
+  if (o.strandedMarks.size > 0) await o.ops.unmarkStranded(a.ids.filter((id) => o.strandedMarks.delete(id)));
   if (o.claimed.size === 0) return;
   const done = a.ids.filter((id) => o.claimed.delete(id));
   for (const id of done) o.poisonIds.delete(id);

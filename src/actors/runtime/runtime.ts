@@ -63,6 +63,7 @@ export class Runtime {
           commit: (batch) => committer.commit(batch),
           mailbox: (p) => d.keys.mailbox(def.type, p),
           attempts: (p) => d.keys.attempts(def.type, p),
+          stranded: (p) => d.keys.stranded(def.type, p),
           group: d.keys.group,
           deadStream: d.keys.deadLetter(def.type),
           log: d.log.child({ actor: def.type }),

@@ -38,6 +38,8 @@ export interface TypeWorkerDeps {
   mailbox: (partition: number) => string;
   /** Hash counting how often each entry of a partition was claimed from a failed owner. */
   attempts: (partition: number) => string;
+  /** Set of a partition's entries taken back from an owner paused past its lease. */
+  stranded: (partition: number) => string;
   group: string;
   deadStream: string;
   log: Logger;
@@ -119,7 +121,14 @@ export class TypeWorker {
       claimed: new Set(),
       poisonIds: new Set(),
       stranded: new Set(),
-      ops: new MailboxOps(this.d.redis, this.d.mailbox(partition), this.d.group, this.d.workerId),
+      strandedMarks: new Set(),
+      ops: new MailboxOps(
+        this.d.redis,
+        this.d.mailbox(partition),
+        this.d.group,
+        this.d.workerId,
+        this.d.stranded(partition),
+      ),
       cache: new SlotCache(this.d.options.cacheSize),
       cursor: '0',
       prepared: false,
@@ -232,6 +241,10 @@ export class TypeWorker {
       const counts = await o.ops.countClaims(this.d.attempts(o.partition), claimed);
       o.claimed = new Set(claimed);
       o.poisonIds = new Set(claimed.filter((id) => (counts.get(id) ?? 0) > this.d.options.maxDeliveries));
+      // Entries an earlier owner took back from a paused one and did not get to apply.
+      const marked = await o.ops.strandedAmong(claimed);
+      o.stranded = new Set(marked);
+      o.strandedMarks = new Set(marked);
       await o.ops.dropIdleConsumers();
       if (claimed.length > 0) {
         this.d.log.info(
