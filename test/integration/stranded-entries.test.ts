@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
+import { createSql } from '../../src/store/db.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
+import { startProxy, viaProxy } from '../support/tcp-proxy.js';
 import { startClient, startRuntime, tellFields, testRuntimeOptions } from '../support/runtime-harness.js';
 
 /**
@@ -70,6 +72,41 @@ describe('entries stranded with a paused earlier owner', () => {
     } finally {
       await client.close();
       await runtime.close();
+    }
+  });
+
+  it('drops the mark of one it lets through before committing it (a hand-over after the commit must not set it aside)', async () => {
+    const pg = viaProxy(env.databaseUrl);
+    const proxy = await startProxy(pg.host, pg.port);
+    const sql = createSql({ url: viaProxy(env.databaseUrl, proxy.port).url, schema: env.schema, max: 2 });
+    const runtime = await startRuntime(env, { options: { leaseTtlMs: 2_000 }, sql });
+    const client = await startClient(env);
+    try {
+      // Its state is in the worker's memory: applying the entry needs nothing from PostgreSQL.
+      expect(await client.ask<{ count: number }>('counter', 'through', { kind: 'add', by: 1 })).toMatchObject({
+        count: 1,
+      });
+      const held = await strand('through', 10);
+      const marks = env.keys.stranded('counter', partitionOf('through', testRuntimeOptions.partitions));
+      // Marked as the sweep that takes it back marks it; its commit will not come back, so the
+      // entry stays pending, unacknowledged, after it was let through.
+      await env.redis.sadd(marks, held.id);
+      proxy.stall();
+      expect(
+        await eventually(
+          () => env.redis.sismember(marks, held.id),
+          (marked) => marked === 0,
+          15_000,
+          50,
+        ),
+      ).toBe(0);
+      expect(await pendingIds(held.stream)).toContain(held.id);
+    } finally {
+      proxy.restore();
+      await client.close();
+      await runtime.close();
+      await sql.end({ timeout: 1 });
+      await proxy.close();
     }
   });
 

@@ -7,6 +7,7 @@ import { counterActor } from '../../src/actors/diagnostics/counter.js';
 import { echoActor } from '../../src/actors/diagnostics/echo.js';
 import { processId } from '../../src/hearth.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
+import type { Sql } from '../../src/store/db.js';
 import { createPgSnapshotStore } from '../../src/store/snapshot-store.js';
 import type { Isolated } from './isolated.js';
 
@@ -28,6 +29,8 @@ export async function startRuntime(
     options?: Partial<RuntimeOptions>;
     workerId?: string;
     metrics?: Metrics;
+    /** The pool its snapshots go through (default the test file's own). */
+    sql?: Sql;
   } = {},
 ): Promise<Runtime> {
   const redis = await connectRedis(createRedis(env.redisUrl, 'test-worker'), env.redisUrl);
@@ -35,7 +38,7 @@ export async function startRuntime(
     workerId: opts.workerId ?? processId('worker'),
     redis,
     connect: (name, blocking) => createRedis(env.redisUrl, name, { blocking }),
-    store: createPgSnapshotStore(env.sql),
+    store: createPgSnapshotStore(opts.sql ?? env.sql),
     keys: env.keys,
     log: env.log,
     metrics: opts.metrics ?? createMetrics(),

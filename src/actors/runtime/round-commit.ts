@@ -120,11 +120,9 @@ async function settlePartition(env: RoundEnv, o: Owned, a: Applied, reply: boole
   // A write-behind flush (reply false) replied at apply time but still owes its dead letters.
   await o.ops.settle(a.ids, reply ? a.outcome.replies : [], a.dead, d.deadStream, d.workerId);
   if (o.stranded.size > 0) for (const id of a.ids) o.stranded.delete(id);
-  // Acknowledged first: a mark that outlives its entry's acknowledgement is never looked at
-  // again, while an entry unmarked before it is acknowledged could pass for a redelivery.
-  // (Left: acknowledged after its commit only if that succeeded, an entry let through and
-  // committed whose acknowledgement fails keeps its mark, and an owner after a hand-over would
-  // then set it aside as stranded although it was applied, in the dead-letter stream.)
+  // The marks of entries set aside go once they are acknowledged with their dead letter (those
+  // let through lost theirs before their commit): a mark outliving its entry is never looked at
+  // again, while one dropped before could let an overtaken entry pass for a redelivery.
   if (o.strandedMarks.size > 0) await o.ops.unmarkStranded(a.ids.filter((id) => o.strandedMarks.delete(id)));
   if (o.claimed.size === 0) return;
   const done = a.ids.filter((id) => o.claimed.delete(id));

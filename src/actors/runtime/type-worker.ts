@@ -50,6 +50,20 @@ export interface TypeWorkerDeps {
   onLost: (partition: number, reason: string) => void;
 }
 
+/**
+ * Drops the marks of stranded entries that nothing newer of their key overtook, once they are
+ * let through and before their commit: committed and then handed over unacknowledged, a marked
+ * one would be set aside as stranded although it was applied. Unmarked, it replays like any
+ * entry, in id order, so nothing later of its key can be applied before it.
+ */
+async function unmarkLetThrough(o: Owned, a: Applied): Promise<void> {
+  if (o.strandedMarks.size === 0) return;
+  const ids = a.entries.filter((e) => o.strandedMarks.has(e.id)).map((e) => e.id);
+  if (ids.length === 0) return;
+  await o.ops.unmarkStranded(ids);
+  for (const id of ids) o.strandedMarks.delete(id);
+}
+
 /** Rounds read one entry at a time after a data error (see {@link TypeWorker.isolating}). */
 const ISOLATION_ROUNDS = 50;
 
@@ -298,6 +312,9 @@ export class TypeWorker {
       o,
       applyDecoded(this.d, o.cache, decoded, o, now),
     ]);
+    if (applied.some(([o]) => o.strandedMarks.size > 0)) {
+      await Promise.all(applied.map(([o, a]) => unmarkLetThrough(o, a)));
+    }
     // While isolating an entry PostgreSQL refused, write-behind commits round by round too: a
     // flush would merge the one-entry rounds again and never single the entry out.
     if (this.d.def.persistence.mode === 'commit-before-reply' || this.isolating > 0) {
