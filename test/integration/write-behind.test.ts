@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { counterActor, type CounterState } from '../../src/actors/diagnostics/counter.js';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
+import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
+import { partitionOf } from '../../src/actors/runtime/keys.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
+import { createSql } from '../../src/store/db.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
-import { startClient, startRuntime } from '../support/runtime-harness.js';
+import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
+import { startProxy, viaProxy } from '../support/tcp-proxy.js';
 
 /** The counter, persisted write-behind: replies at once, snapshots every 30 ms. */
 const lazyCounter = {
@@ -64,5 +68,60 @@ describe('write-behind persistence', () => {
     runtime = await startRuntime(env, { actors: [lazyCounter], options: { cacheSize: 5 } });
     const after = await client.ask<CounterState>('lazy', 'closing', { kind: 'add', by: 1 });
     expect(after.count).toBe(201);
+  });
+
+  it('answers the keys it holds in memory while a new key of the same round is still loading', async () => {
+    // A type of its own on a runtime of its own, PostgreSQL behind a proxy. The file's runtime
+    // steps aside meanwhile: partitions are spread over every live worker, whatever it runs.
+    await runtime.close();
+    const loading = { ...lazyCounter, type: 'loading' } as ActorDefinition;
+    const pg = viaProxy(env.databaseUrl);
+    const proxy = await startProxy(pg.host, pg.port);
+    const sql = createSql({ url: viaProxy(env.databaseUrl, proxy.port).url, schema: env.schema, max: 2 });
+    const own = await startRuntime(env, { actors: [loading], sql });
+    try {
+      expect(await client.ask<CounterState>('loading', 'known', { kind: 'add', by: 1 })).toMatchObject({ count: 1 });
+      const replies = `${env.keys.prefix}:test-replies`;
+      await env.redis.xadd(replies, '*', 'corr', '', 'ok', '1', 'body', 'null');
+      const ask = (key: string, corr: string): [string, string[]] => [
+        env.keys.mailbox('loading', partitionOf(key, testRuntimeOptions.partitions)),
+        encodeEntry({
+          key,
+          kind: 'add',
+          body: JSON.stringify({ kind: 'add', by: 1 }),
+          reply: replies,
+          corr,
+          ts: Date.now(),
+          deadline: Date.now() + 30_000,
+        }),
+      ];
+      const answered = async (): Promise<string[]> =>
+        (await env.redis.xrange(replies, '-', '+')).map(([, f]) => f[f.indexOf('corr') + 1]!).filter(Boolean);
+
+      // PostgreSQL stops answering; both asks arrive at once, so one read takes them together.
+      proxy.stall();
+      // In one partition: a reader blocked on several streams is served the first that fills.
+      const sameStream = (k: string) =>
+        partitionOf(k, testRuntimeOptions.partitions) === partitionOf('known', testRuntimeOptions.partitions);
+      const freshKey = Array.from({ length: 100 }, (_, i) => `fresh-${i}`).find(sameStream)!;
+      const [known, fresh] = [ask('known', 'known-2'), ask(freshKey, 'fresh-1')];
+      await env.redis
+        .multi()
+        .xadd(known[0], '*', ...known[1])
+        .xadd(fresh[0], '*', ...fresh[1])
+        .exec();
+      process.stderr.write('SENT ' + (Date.now() % 100000) + '\n');
+      const seen = await eventually(answered, (c) => c.includes('known-2'), 5_000, 50);
+      process.stderr.write('SEEN ' + JSON.stringify(seen) + '\n');
+      expect(seen).toContain('known-2');
+      // The new key's state is still on its way: its ask waits for it.
+      expect(seen).not.toContain('fresh-1');
+    } finally {
+      proxy.restore();
+      await own.close();
+      await sql.end({ timeout: 1 });
+      await proxy.close();
+      runtime = await startRuntime(env, { actors: [lazyCounter], options: { cacheSize: 5 } });
+    }
   });
 });

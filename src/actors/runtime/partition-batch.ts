@@ -56,6 +56,22 @@ export function decodePartition(cache: SlotCache, raw: readonly RawEntry[]): Dec
 }
 
 /**
+ * Splits a partition's decoded entries: those whose states are in the cache, with the deleted
+ * ids, and those of the keys still to load (every entry of a key on the same side, in order).
+ */
+export function splitByCached(decoded: Decoded): { cached: Decoded; loaded: Decoded } {
+  const missing = new Set(decoded.missing);
+  return {
+    cached: {
+      entries: decoded.entries.filter((e) => !missing.has(e.key)),
+      deletedIds: decoded.deletedIds,
+      missing: [],
+    },
+    loaded: { entries: decoded.entries.filter((e) => missing.has(e.key)), deletedIds: [], missing: decoded.missing },
+  };
+}
+
+/**
  * Loads the states every partition of a round lacks, in one query: one round trip to PostgreSQL
  * per round, not one per partition waited for in turn (a key lives in one partition only).
  */

@@ -5,7 +5,14 @@ import type { BatchCommit, SnapshotStore } from '../../store/snapshot-store.js';
 import { Backoff, sleep } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
-import { applyDecoded, decodePartition, loadMissing, type Applied } from './partition-batch.js';
+import {
+  applyDecoded,
+  decodePartition,
+  loadMissing,
+  splitByCached,
+  type Applied,
+  type Decoded,
+} from './partition-batch.js';
 import { commitRound, isDataError, type Owned } from './round-commit.js';
 import { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
@@ -307,18 +314,11 @@ export class TypeWorker {
   private async round(read: Map<Owned, RawEntry[]>): Promise<void> {
     const now = this.d.clock();
     const parts = [...read].map(([o, raw]) => ({ o, cache: o.cache, decoded: decodePartition(o.cache, raw) }));
-    await loadMissing(this.d, parts);
-    const applied = parts.map(({ o, decoded }): [Owned, Applied] => [
-      o,
-      applyDecoded(this.d, o.cache, decoded, o, now),
-    ]);
-    if (applied.some(([o]) => o.strandedMarks.size > 0)) {
-      await Promise.all(applied.map(([o, a]) => unmarkLetThrough(o, a)));
-    }
     // While isolating an entry PostgreSQL refused, write-behind commits round by round too: a
     // flush would merge the one-entry rounds again and never single the entry out.
     if (this.d.def.persistence.mode === 'commit-before-reply' || this.isolating > 0) {
-      this.commitInOrder(applied);
+      await loadMissing(this.d, parts);
+      this.commitInOrder(await this.apply(parts, now));
       while (this.ahead.length >= MAX_AHEAD) await this.ahead.shift();
       this.throwIfFailed();
       return;
@@ -326,9 +326,50 @@ export class TypeWorker {
     // The last rounds committed one by one while isolating must land before a flush that may
     // write the same keys (two commits in flight could reach PostgreSQL out of order).
     if (this.ahead.length > 0) await this.drainAhead();
-    // Replies (a dead-lettered entry's failure included) leave now; the dead letters themselves
-    // go with the flush's acknowledgement, in one MULTI, so a crash before it neither loses one
-    // nor writes one twice (the replay dead-letters the entry again, and only that one lands).
+    // The entries whose states are in memory are answered while the states of the round's new
+    // keys load (their entries follow): a new USSD session in a round no longer holds up the
+    // hops of every session already under way by a PostgreSQL round trip. Keys are independent,
+    // and each key's entries stay together, in order, on one side.
+    const loading = loadMissing(this.d, parts).then(
+      () => undefined,
+      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+    );
+    const sides = parts.map(({ o, decoded }) => ({ o, ...splitByCached(decoded) }));
+    await this.applyAndReply(
+      sides.map(({ o, cached }) => ({ o, decoded: cached })),
+      now,
+    );
+    const failed = await loading;
+    if (failed) throw failed;
+    await this.applyAndReply(
+      sides.filter(({ loaded }) => loaded.entries.length > 0).map(({ o, loaded }) => ({ o, decoded: loaded })),
+      now,
+    );
+  }
+
+  /** Applies each partition's decoded entries (their states in the cache) and unmarks the stranded ones let through. */
+  private async apply(
+    parts: ReadonlyArray<{ o: Owned; decoded: Decoded }>,
+    now: Date,
+  ): Promise<Array<[Owned, Applied]>> {
+    const applied = parts.map(({ o, decoded }): [Owned, Applied] => [
+      o,
+      applyDecoded(this.d, o.cache, decoded, o, now),
+    ]);
+    if (applied.some(([o]) => o.strandedMarks.size > 0)) {
+      await Promise.all(applied.map(([o, a]) => unmarkLetThrough(o, a)));
+    }
+    return applied;
+  }
+
+  /**
+   * Write-behind: applies, holds for the flush, and replies at once. Replies (a dead-lettered
+   * entry's failure included) leave now; the dead letters themselves go with the flush's
+   * acknowledgement, in one MULTI, so a crash before it neither loses one nor writes one twice
+   * (the replay dead-letters the entry again, and only that one lands).
+   */
+  private async applyAndReply(parts: ReadonlyArray<{ o: Owned; decoded: Decoded }>, now: Date): Promise<void> {
+    const applied = await this.apply(parts, now);
     await Promise.all(
       applied.map(async ([o, a]) => {
         this.writeBehind?.hold(o, a);
