@@ -110,9 +110,7 @@ describe('write-behind persistence', () => {
         .xadd(known[0], '*', ...known[1])
         .xadd(fresh[0], '*', ...fresh[1])
         .exec();
-      process.stderr.write('SENT ' + (Date.now() % 100000) + '\n');
       const seen = await eventually(answered, (c) => c.includes('known-2'), 5_000, 50);
-      process.stderr.write('SEEN ' + JSON.stringify(seen) + '\n');
       expect(seen).toContain('known-2');
       // The new key's state is still on its way: its ask waits for it.
       expect(seen).not.toContain('fresh-1');

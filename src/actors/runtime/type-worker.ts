@@ -335,10 +335,17 @@ export class TypeWorker {
       (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
     );
     const sides = parts.map(({ o, decoded }) => ({ o, ...splitByCached(decoded) }));
-    await this.applyAndReply(
-      sides.map(({ o, cached }) => ({ o, decoded: cached })),
-      now,
-    );
+    try {
+      await this.applyAndReply(
+        sides.map(({ o, cached }) => ({ o, decoded: cached })),
+        now,
+      );
+    } catch (err) {
+      // The load lands in the cache: after the recovery it would overwrite the replay's newer
+      // state of the same key with the old snapshot. A round never ends with its load in flight.
+      await loading;
+      throw err;
+    }
     const failed = await loading;
     if (failed) throw failed;
     await this.applyAndReply(
