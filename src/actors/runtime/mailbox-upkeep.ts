@@ -2,17 +2,39 @@ import type { Logger } from '../../log.js';
 import type { Owned } from './round-commit.js';
 
 /**
- * A type worker's periodic chores on the mailboxes it owns, run between rounds: trimming what
- * every reader is done with, and taking back entries stranded with an earlier owner.
+ * A type worker's chores on the mailboxes it owns, run between rounds: taking over a partition
+ * it has just been given, and periodically trimming what every reader is done with and taking
+ * back entries stranded with an earlier owner.
  */
 export class MailboxUpkeep {
   private lastTrim = 0;
   private lastSweep = Date.now();
 
   constructor(
-    private readonly o: { trimEveryMs: number; leaseTtlMs: number },
+    private readonly o: { trimEveryMs: number; leaseTtlMs: number; maxDeliveries: number },
     private readonly log: Logger,
   ) {}
+
+  /**
+   * Takes over a partition: its group, every entry earlier owners left pending (counted against
+   * `attemptsKey`, poison past MAX_DELIVERIES takeovers), and their stranded marks.
+   */
+  async prepare(o: Owned, attemptsKey: string): Promise<void> {
+    await o.ops.ensureGroup();
+    const claimed = await o.ops.claimAll();
+    const counts = await o.ops.countClaims(attemptsKey, claimed);
+    o.claimed = new Set(claimed);
+    o.poisonIds = new Set(claimed.filter((id) => (counts.get(id) ?? 0) > this.o.maxDeliveries));
+    // Entries an earlier owner took back from a paused one and did not get to apply.
+    const marked = await o.ops.strandedAmong(claimed);
+    o.stranded = new Set(marked);
+    o.strandedMarks = new Set(marked);
+    await o.ops.dropIdleConsumers();
+    if (claimed.length > 0) {
+      this.log.info({ partition: o.partition, claimed: claimed.length }, 'claimed pending entries of earlier owners');
+    }
+    o.prepared = true;
+  }
 
   async run(owned: Iterable<Owned>): Promise<void> {
     const parts = [...owned];

@@ -4,6 +4,7 @@ import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { applyBatch, emptySlot, type BatchOutcome, type OutgoingReply, type PoisonMessage } from './apply-batch.js';
 import { decodeEntry, type MailboxEntry } from './entry-codec.js';
 import type { RawEntry } from './mailbox-ops.js';
+import type { Owned } from './round-commit.js';
 import { compareStreamIds } from './stream-id.js';
 import type { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
@@ -128,6 +129,36 @@ export function applyDecoded(
   }
   if (outcome.duplicates > 0) d.metrics.redeliveriesSkipped.inc({ type: d.def.type }, outcome.duplicates);
   return { ids: [...deletedIds, ...entries.map((e) => e.id)], entries: live, outcome, dead };
+}
+
+/**
+ * Applies each partition's decoded entries (their states in the cache) and unmarks the stranded
+ * ones let through.
+ */
+export async function applyParts(
+  d: BatchDeps,
+  parts: ReadonlyArray<{ o: Owned; decoded: Decoded }>,
+  now: Date,
+): Promise<Array<[Owned, Applied]>> {
+  const applied = parts.map(({ o, decoded }): [Owned, Applied] => [o, applyDecoded(d, o.cache, decoded, o, now)]);
+  if (applied.some(([o]) => o.strandedMarks.size > 0)) {
+    await Promise.all(applied.map(([o, a]) => unmarkLetThrough(o, a)));
+  }
+  return applied;
+}
+
+/**
+ * Drops the marks of stranded entries that nothing newer of their key overtook, once they are
+ * let through and before their commit: committed and then handed over unacknowledged, a marked
+ * one would be set aside as stranded although it was applied. Unmarked, it replays like any
+ * entry, in id order, so nothing later of its key can be applied before it.
+ */
+async function unmarkLetThrough(o: Owned, a: Applied): Promise<void> {
+  if (o.strandedMarks.size === 0) return;
+  const ids = a.entries.filter((e) => o.strandedMarks.has(e.id)).map((e) => e.id);
+  if (ids.length === 0) return;
+  await o.ops.unmarkStranded(ids);
+  for (const id of ids) o.strandedMarks.delete(id);
 }
 
 /** Folds several batches of one partition into one commit: newest state per key, all rows, all ids. */

@@ -6,7 +6,7 @@ import { Backoff, sleep } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
 import {
-  applyDecoded,
+  applyParts,
   decodePartition,
   loadMissing,
   splitByCached,
@@ -55,20 +55,6 @@ export interface TypeWorkerDeps {
   options: TypeWorkerOptions;
   /** Called when a commit finds a partition fenced by a newer owner (it is already dropped here). */
   onLost: (partition: number, reason: string) => void;
-}
-
-/**
- * Drops the marks of stranded entries that nothing newer of their key overtook, once they are
- * let through and before their commit: committed and then handed over unacknowledged, a marked
- * one would be set aside as stranded although it was applied. Unmarked, it replays like any
- * entry, in id order, so nothing later of its key can be applied before it.
- */
-async function unmarkLetThrough(o: Owned, a: Applied): Promise<void> {
-  if (o.strandedMarks.size === 0) return;
-  const ids = a.entries.filter((e) => o.strandedMarks.has(e.id)).map((e) => e.id);
-  if (ids.length === 0) return;
-  await o.ops.unmarkStranded(ids);
-  for (const id of ids) o.strandedMarks.delete(id);
 }
 
 /** Rounds read one entry at a time after a data error (see {@link TypeWorker.isolating}). */
@@ -255,26 +241,7 @@ export class TypeWorker {
   }
 
   private async prepareNew(): Promise<void> {
-    for (const o of this.owned.values()) {
-      if (o.prepared) continue;
-      await o.ops.ensureGroup();
-      const claimed = await o.ops.claimAll();
-      const counts = await o.ops.countClaims(this.d.attempts(o.partition), claimed);
-      o.claimed = new Set(claimed);
-      o.poisonIds = new Set(claimed.filter((id) => (counts.get(id) ?? 0) > this.d.options.maxDeliveries));
-      // Entries an earlier owner took back from a paused one and did not get to apply.
-      const marked = await o.ops.strandedAmong(claimed);
-      o.stranded = new Set(marked);
-      o.strandedMarks = new Set(marked);
-      await o.ops.dropIdleConsumers();
-      if (claimed.length > 0) {
-        this.d.log.info(
-          { partition: o.partition, claimed: claimed.length },
-          'claimed pending entries of earlier owners',
-        );
-      }
-      o.prepared = true;
-    }
+    for (const o of this.owned.values()) if (!o.prepared) await this.upkeep.prepare(o, this.d.attempts(o.partition));
   }
 
   private async read(): Promise<Map<Owned, RawEntry[]>> {
@@ -318,7 +285,7 @@ export class TypeWorker {
     // flush would merge the one-entry rounds again and never single the entry out.
     if (this.d.def.persistence.mode === 'commit-before-reply' || this.isolating > 0) {
       await loadMissing(this.d, parts);
-      this.commitInOrder(await this.apply(parts, now));
+      this.commitInOrder(await applyParts(this.d, parts, now));
       while (this.ahead.length >= MAX_AHEAD) await this.ahead.shift();
       this.throwIfFailed();
       return;
@@ -354,21 +321,6 @@ export class TypeWorker {
     );
   }
 
-  /** Applies each partition's decoded entries (their states in the cache) and unmarks the stranded ones let through. */
-  private async apply(
-    parts: ReadonlyArray<{ o: Owned; decoded: Decoded }>,
-    now: Date,
-  ): Promise<Array<[Owned, Applied]>> {
-    const applied = parts.map(({ o, decoded }): [Owned, Applied] => [
-      o,
-      applyDecoded(this.d, o.cache, decoded, o, now),
-    ]);
-    if (applied.some(([o]) => o.strandedMarks.size > 0)) {
-      await Promise.all(applied.map(([o, a]) => unmarkLetThrough(o, a)));
-    }
-    return applied;
-  }
-
   /**
    * Write-behind: applies, holds for the flush, and replies at once. Replies (a dead-lettered
    * entry's failure included) leave now; the dead letters themselves go with the flush's
@@ -376,7 +328,7 @@ export class TypeWorker {
    * (the replay dead-letters the entry again, and only that one lands).
    */
   private async applyAndReply(parts: ReadonlyArray<{ o: Owned; decoded: Decoded }>, now: Date): Promise<void> {
-    const applied = await this.apply(parts, now);
+    const applied = await applyParts(this.d, parts, now);
     await Promise.all(
       applied.map(async ([o, a]) => {
         this.writeBehind?.hold(o, a);
