@@ -3,6 +3,9 @@ import type { CounterState } from '../../src/actors/diagnostics/counter.js';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';
 import { countOf, eventually, isolated, type Isolated } from '../support/isolated.js';
+import { counterActor } from '../../src/actors/diagnostics/counter.js';
+import { partitionOf } from '../../src/actors/runtime/keys.js';
+import { echoActor } from '../../src/actors/diagnostics/echo.js';
 import { startClient, startRuntime } from '../support/runtime-harness.js';
 
 describe('single writer per partition', () => {
@@ -70,5 +73,54 @@ describe('single writer per partition', () => {
     // 4 partitions per type over 3 workers: each gets 1 or 2 of each type.
     expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(2);
     await Promise.all(workers.map((w) => w.close()));
+  });
+});
+
+describe('workers that run different actor types', () => {
+  let env: Isolated;
+  let client: ActorClient;
+
+  beforeAll(async () => {
+    env = await isolated();
+    client = await startClient(env);
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await env.cleanup();
+  });
+
+  it("deals a type's partitions over the workers that run it only, so none is left unread", async () => {
+    const both = await startRuntime(env, { workerId: 'mixed-both', actors: [echoActor, counterActor] });
+    const echoOnly = await startRuntime(env, { workerId: 'mixed-echo', actors: [echoActor] });
+    const owned = await eventually(
+      () => Promise.resolve({ both: both.ownedPartitions(), echoOnly: echoOnly.ownedPartitions() }),
+      (o) => o.both.length + o.echoOnly.length === 8 && o.echoOnly.length === 2,
+      15_000,
+    );
+    // Echo is shared 2 + 2; every counter partition stays with the one worker that runs counter.
+    expect(owned.echoOnly.every((p) => p.startsWith('echo/'))).toBe(true);
+    expect(owned.both.filter((p) => p.startsWith('counter/')).sort()).toEqual([
+      'counter/0',
+      'counter/1',
+      'counter/2',
+      'counter/3',
+    ]);
+    expect(owned.both.filter((p) => p.startsWith('echo/'))).toHaveLength(2);
+    expect(await env.redis.zrange(env.keys.typeWorkers('counter'), 0, -1)).toEqual(['mixed-both']);
+
+    // A counter message to every partition is applied (none sits in a partition nobody reads).
+    const keys = Array.from({ length: 16 }, (_, i) => `mixed-${i}`);
+    expect(new Set(keys.map((k) => partitionOf(k, 4))).size).toBe(4);
+    const states = await Promise.all(
+      keys.map((k) => client.ask<CounterState>('counter', k, { kind: 'add', by: 1, seq: 1 })),
+    );
+    expect(states).toHaveLength(16);
+    const echoed = await Promise.all(keys.map((k) => client.ask('echo', k, { kind: 'echo', payload: k })));
+    expect(echoed).toHaveLength(16);
+
+    await echoOnly.close();
+    expect(await env.redis.zrange(env.keys.typeWorkers('echo'), 0, -1)).toEqual(['mixed-both']);
+    await both.close();
   });
 });

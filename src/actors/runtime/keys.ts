@@ -55,6 +55,11 @@ export interface Keys {
   ussdRate(phoneDigest: string, minute: number): string;
   /** Sorted set of live workers, scored by their last heartbeat (Redis time, ms). */
   readonly workers: string;
+  /**
+   * Sorted set of the live workers that run one actor type (as `workers`): a type's partitions
+   * are dealt over these only, so a worker built without a type never takes its partitions.
+   */
+  typeWorkers(type: string): string;
   /** Hash of deployment-wide facts every process must agree on (partition counts). */
   readonly meta: string;
   /** Consumer group that the owners of a type's partitions read with. */
@@ -80,6 +85,8 @@ export function createKeys(prefix: string): Keys {
     ussdSummaries: () => `${prefix}:ussd:sessions`,
     ussdRate: (phoneDigest, minute) => `${prefix}:ussd:rate:${checkId(phoneDigest)}:${minute}`,
     workers: `${prefix}:workers`,
+    // Four parts, so no type's mailbox (`<prefix>:<type>:p<n>`) can ever share the name.
+    typeWorkers: (type) => `${prefix}:workers:${checkType(type)}:live`,
     meta: `${prefix}:meta`,
     group: 'owners',
   };

@@ -1,13 +1,18 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from './keys.js';
 
-// Heartbeat on Redis's clock, so workers on skewed hosts agree on who is alive.
+// Heartbeat on Redis's clock, so workers on skewed hosts agree on who is alive. KEYS: the set of
+// all live workers, then one set per actor type this worker runs; returns the members of each.
 const heartbeatScript = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], now, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
-return redis.call('ZRANGE', KEYS[1], 0, -1)`;
+local out = {}
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now, ARGV[1])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - tonumber(ARGV[2]))
+  out[i] = redis.call('ZRANGE', key, 0, -1)
+end
+return out`;
 
 const renewScript = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -19,20 +24,36 @@ return 0`;
 
 /** Membership of live workers and the leases of the partitions they own. */
 export class Leases {
+  private readonly memberships: string[];
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: Keys,
     private readonly workerId: string,
     private readonly ttlMs: number,
-  ) {}
+    /** The actor types this worker runs. */
+    private readonly types: readonly string[],
+  ) {
+    this.memberships = [keys.workers, ...types.map((t) => keys.typeWorkers(t))];
+  }
 
-  /** Records this worker as alive; returns every live worker (its own id included). */
-  async heartbeat(): Promise<string[]> {
-    return (await this.redis.eval(heartbeatScript, 1, this.keys.workers, this.workerId, this.ttlMs)) as string[];
+  /**
+   * Records this worker as alive, in the set of all workers and in each of its types' sets;
+   * returns, per type it runs, the live workers that run that type (its own id included).
+   */
+  async heartbeat(): Promise<Map<string, string[]>> {
+    const sets = (await this.redis.eval(
+      heartbeatScript,
+      this.memberships.length,
+      ...this.memberships,
+      this.workerId,
+      this.ttlMs,
+    )) as string[][];
+    return new Map(this.types.map((t, i) => [t, sets[i + 1] ?? []]));
   }
 
   async leave(): Promise<void> {
-    await this.redis.zrem(this.keys.workers, this.workerId);
+    await Promise.all(this.memberships.map((key) => this.redis.zrem(key, this.workerId)));
   }
 
   /** True when this worker now holds the lease (it was free). */

@@ -49,7 +49,13 @@ export class Runtime {
   private closed: Promise<void> | undefined;
 
   constructor(private readonly d: RuntimeDeps) {
-    this.leases = new Leases(d.redis, d.keys, d.workerId, d.options.leaseTtlMs);
+    this.leases = new Leases(
+      d.redis,
+      d.keys,
+      d.workerId,
+      d.options.leaseTtlMs,
+      d.actors.map((a) => a.type),
+    );
     const committer = new GroupCommitter(d.store);
     for (const def of d.actors) {
       this.workers.set(
@@ -120,10 +126,13 @@ export class Runtime {
 
   /** One tick: heartbeat, then for every partition renew, hand back or take it. */
   private async reconcile(): Promise<void> {
-    const members = await this.leases.heartbeat();
+    const membersOf = await this.leases.heartbeat();
     const work: Promise<void>[] = [];
     for (const def of this.d.actors) {
       const partitions = def.partitions ?? this.d.options.partitions;
+      // Dealt over the workers that run this type, not all workers: one without it would hold
+      // its share of the partitions and never read them.
+      const members = membersOf.get(def.type) ?? [];
       for (let p = 0; p < partitions; p++) {
         const mine = ownerOf(def.type, p, members) === this.d.workerId;
         const held = this.owned.has(slotId(def.type, p));
