@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
+import { MailboxOps } from '../../src/actors/runtime/mailbox-ops.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { startClient, startRuntime, tellFields, testRuntimeOptions } from '../support/runtime-harness.js';
 
@@ -58,5 +59,31 @@ describe('mailbox trimming', () => {
       await client.close();
       await runtime.close();
     }
+  });
+
+  it("drops the stranded marks and takeover counts of entries no longer pending, and keeps a pending entry's", async () => {
+    const stream = env.keys.mailbox('echo', 99);
+    const marks = env.keys.stranded('echo', 99);
+    const attempts = env.keys.attempts('echo', 99);
+    const ops = new MailboxOps(env.redis, stream, env.keys.group, 'owner', marks);
+    await ops.ensureGroup();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await env.redis.xadd(stream, '*', ...tellFields(`k${i}`, { kind: 'get' })))!);
+    await env.redis.xreadgroup('GROUP', env.keys.group, 'owner', 'COUNT', 3, 'STREAMS', stream, '>');
+    const [first, second, third] = ids as [string, string, string];
+    // The first two were settled by a path that left their marks and counts behind.
+    await env.redis.xack(stream, env.keys.group, first, second);
+    await env.redis.sadd(marks, first, second, third);
+    await env.redis.hset(attempts, first, 2, second, 1, third, 1);
+
+    await ops.trim(attempts);
+    expect(await env.redis.smembers(marks)).toEqual([third]);
+    expect(await env.redis.hkeys(attempts)).toEqual([third]);
+
+    // Nothing pending: the bound is the last delivered entry, so every mark goes.
+    await env.redis.xack(stream, env.keys.group, third);
+    await ops.trim(attempts);
+    expect(await env.redis.scard(marks)).toBe(0);
+    expect(await env.redis.hlen(attempts)).toBe(0);
   });
 });

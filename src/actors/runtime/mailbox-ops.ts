@@ -194,14 +194,18 @@ export class MailboxOps {
 
   /**
    * Trims entries that every reader is done with: below both the oldest pending entry and the
-   * last one delivered to the group, so nothing unread or unacknowledged is ever dropped.
+   * last one delivered to the group, so nothing unread or unacknowledged is ever dropped. The
+   * stranded marks and takeover counts of entries below that bound go too: they only matter
+   * while their entry is pending, and a path that settles an entry without dropping them (or an
+   * XCLAIM that found the entry acknowledged) would otherwise leave them for ever.
    */
-  async trim(): Promise<void> {
-    await this.redis.eval(trimScript, 1, this.stream, this.group);
+  async trim(attemptsKey: string): Promise<void> {
+    await this.redis.eval(trimScript, 3, this.stream, this.strandedKey, attemptsKey, this.group);
   }
 }
 
 // One script, so no read can slip between looking at the group and trimming the stream.
+// KEYS: the mailbox, its stranded marks (set), its takeover counts (hash); ARGV: the group.
 const trimScript = `
 local pending = redis.call('XPENDING', KEYS[1], ARGV[1])
 local minid = pending[2]
@@ -216,8 +220,22 @@ if not minid then
     end
   end
 end
-if minid then return redis.call('XTRIM', KEYS[1], 'MINID', '~', minid) end
-return 0`;
+if not minid then return 0 end
+local bms, bseq = string.match(minid, '^(%d+)-(%d+)$')
+bms, bseq = tonumber(bms), tonumber(bseq)
+local function settled(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  if not ms then return false end
+  ms, seq = tonumber(ms), tonumber(seq)
+  return ms < bms or (ms == bms and seq < bseq)
+end
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  if settled(id) then redis.call('SREM', KEYS[2], id) end
+end
+for _, id in ipairs(redis.call('HKEYS', KEYS[3])) do
+  if settled(id) then redis.call('HDEL', KEYS[3], id) end
+end
+return redis.call('XTRIM', KEYS[1], 'MINID', '~', minid)`;
 
 function failOnError(results: Array<[Error | null, unknown]> | null): void {
   const failed = results?.find(([err]) => err);

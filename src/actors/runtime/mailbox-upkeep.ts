@@ -13,16 +13,18 @@ export class MailboxUpkeep {
   constructor(
     private readonly o: { trimEveryMs: number; leaseTtlMs: number; maxDeliveries: number },
     private readonly log: Logger,
+    /** A partition's hash of takeover counts. */
+    private readonly attempts: (partition: number) => string,
   ) {}
 
   /**
-   * Takes over a partition: its group, every entry earlier owners left pending (counted against
-   * `attemptsKey`, poison past MAX_DELIVERIES takeovers), and their stranded marks.
+   * Takes over a partition: its group, every entry earlier owners left pending (counted in its
+   * takeover counts, poison past MAX_DELIVERIES takeovers), and their stranded marks.
    */
-  async prepare(o: Owned, attemptsKey: string): Promise<void> {
+  async prepare(o: Owned): Promise<void> {
     await o.ops.ensureGroup();
     const claimed = await o.ops.claimAll();
-    const counts = await o.ops.countClaims(attemptsKey, claimed);
+    const counts = await o.ops.countClaims(this.attempts(o.partition), claimed);
     o.claimed = new Set(claimed);
     o.poisonIds = new Set(claimed.filter((id) => (counts.get(id) ?? 0) > this.o.maxDeliveries));
     // Entries an earlier owner took back from a paused one and did not get to apply.
@@ -46,7 +48,7 @@ export class MailboxUpkeep {
     const now = Date.now();
     if (now - this.lastTrim < this.o.trimEveryMs) return;
     this.lastTrim = now;
-    await Promise.all(owned.filter((o) => o.prepared).map((o) => o.ops.trim()));
+    await Promise.all(owned.filter((o) => o.prepared).map((o) => o.ops.trim(this.attempts(o.partition))));
   }
 
   /**

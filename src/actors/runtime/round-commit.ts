@@ -119,15 +119,23 @@ async function settlePartition(env: RoundEnv, o: Owned, a: Applied, reply: boole
   const { d } = env;
   // A write-behind flush (reply false) replied at apply time but still owes its dead letters.
   await o.ops.settle(a.ids, reply ? a.outcome.replies : [], a.dead, d.deadStream, d.workerId);
-  if (o.stranded.size > 0) for (const id of a.ids) o.stranded.delete(id);
-  // The marks of entries set aside go once they are acknowledged with their dead letter (those
-  // let through lost theirs before their commit): a mark outliving its entry is never looked at
-  // again, while one dropped before could let an overtaken entry pass for a redelivery.
-  if (o.strandedMarks.size > 0) await o.ops.unmarkStranded(a.ids.filter((id) => o.strandedMarks.delete(id)));
+  await forgetAcknowledged(env, o, a.ids);
+}
+
+/**
+ * What the partition kept about entries now acknowledged: their stranded flags and marks, and
+ * their takeover counts. The marks of entries set aside go once they are acknowledged with their
+ * dead letter (those let through lost theirs before their commit): a mark outliving its entry is
+ * never looked at again (the trim prunes it), while one dropped before could let an overtaken
+ * entry pass for a redelivery.
+ */
+async function forgetAcknowledged(env: RoundEnv, o: Owned, ids: readonly string[]): Promise<void> {
+  if (o.stranded.size > 0) for (const id of ids) o.stranded.delete(id);
+  if (o.strandedMarks.size > 0) await o.ops.unmarkStranded(ids.filter((id) => o.strandedMarks.delete(id)));
   if (o.claimed.size === 0) return;
-  const done = a.ids.filter((id) => o.claimed.delete(id));
+  const done = ids.filter((id) => o.claimed.delete(id));
   for (const id of done) o.poisonIds.delete(id);
-  await o.ops.forgetClaims(d.attempts(o.partition), done);
+  await o.ops.forgetClaims(env.d.attempts(o.partition), done);
 }
 
 /**
@@ -141,4 +149,5 @@ async function deadLetterRefused(env: RoundEnv, o: Owned, a: Applied, reason: un
   d.metrics.deadLettered.inc({ type: d.def.type }, dead.length);
   d.log.error({ partition: o.partition, msgId: a.entries[0]?.id, err: message }, 'message dead-lettered');
   await o.ops.settle(a.ids, dead.filter((p) => p.entry.reply).map(failedReply), dead, d.deadStream, d.workerId);
+  await forgetAcknowledged(env, o, a.ids);
 }

@@ -92,7 +92,7 @@ export class TypeWorker {
   private readonly upkeep: MailboxUpkeep;
 
   constructor(private readonly d: TypeWorkerDeps) {
-    this.upkeep = new MailboxUpkeep(d.options, d.log);
+    this.upkeep = new MailboxUpkeep(d.options, d.log, d.attempts);
     const policy = d.def.persistence;
     this.writeBehind =
       policy.mode === 'write-behind'
@@ -241,7 +241,7 @@ export class TypeWorker {
   }
 
   private async prepareNew(): Promise<void> {
-    for (const o of this.owned.values()) if (!o.prepared) await this.upkeep.prepare(o, this.d.attempts(o.partition));
+    for (const o of this.owned.values()) if (!o.prepared) await this.upkeep.prepare(o);
   }
 
   private async read(): Promise<Map<Owned, RawEntry[]>> {
