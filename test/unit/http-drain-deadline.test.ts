@@ -53,6 +53,13 @@ describe('HTTP server: draining and deadlines per route', () => {
     router.add({ method: 'GET', path: '/plain', doc, handler: () => json(200, { plain: true }) });
     router.add({
       method: 'GET',
+      path: '/ip',
+      doc,
+      // Read after an await: the address is looked up when first asked for, not at arrival.
+      handler: async (ctx) => (await new Promise((r) => setTimeout(r, 5)), json(200, { ip: ctx.ip })),
+    });
+    router.add({
+      method: 'GET',
       path: '/aggregator',
       doc,
       serveWhileDraining: true,
@@ -75,6 +82,17 @@ describe('HTTP server: draining and deadlines per route', () => {
     });
     return server.listen('127.0.0.1', 0);
   }
+
+  it("tells a handler the caller's address when it asks for it", async () => {
+    const port = await start();
+    const c = await connection(port);
+    const reply = await c.get('/ip');
+    expect(reply).toMatch(/^HTTP\/1\.1 200/);
+    expect(JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))).toEqual({
+      ip: expect.stringMatching(/127\.0\.0\.1$/),
+    });
+    c.socket.destroy();
+  });
 
   it('answers a route that opted in while draining (closing its connection), and 503 to the others', async () => {
     const port = await start();

@@ -15,7 +15,7 @@ export interface HttpContext {
   readonly headers: Readonly<Record<string, string>>;
   readonly reqId: string;
   readonly log: Logger;
-  /** The remote address, as text. */
+  /** The remote address, as text ('' once the response has ended or the client has gone). */
   readonly ip: string;
   /** Fires when the client goes away before the reply. */
   readonly signal: AbortSignal;

@@ -86,7 +86,19 @@ export class HttpServer {
     // A route pattern, never the raw path: a label per path anyone can make up would grow /metrics for ever.
     const route = match.kind === 'not-found' ? 'unmatched' : match.kind === 'found' ? match.route.path : match.path;
     const base = this.o.log;
-    const remote = Buffer.from(res.getRemoteAddressAsText()).toString();
+    // Read when first asked for (a getpeername call per request otherwise), and only while the
+    // response is alive: uWS throws on any access to a finished or aborted one.
+    let remote: string | undefined;
+    const ip = (): string => {
+      if (remote === undefined) {
+        try {
+          remote = Buffer.from(res.getRemoteAddressAsText()).toString();
+        } catch {
+          remote = '';
+        }
+      }
+      return remote;
+    };
     const body = bodyMethods.has(method)
       ? readBody(res, this.o.maxBodyBytes, Number(headers['content-length'] ?? 0), client)
       : Promise.resolve(Buffer.alloc(0));
@@ -110,7 +122,9 @@ export class HttpServer {
       get log() {
         return (log ??= base.child({ reqId }));
       },
-      ip: remote,
+      get ip() {
+        return ip();
+      },
       get signal() {
         return client.signal;
       },
