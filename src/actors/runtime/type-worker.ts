@@ -5,14 +5,7 @@ import type { BatchCommit, SnapshotStore } from '../../store/snapshot-store.js';
 import { Backoff, sleep } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
-import {
-  applyParts,
-  decodePartition,
-  loadMissing,
-  splitByCached,
-  type Applied,
-  type Decoded,
-} from './partition-batch.js';
+import { applyParts, decodePartition, loadMissing, type Applied } from './partition-batch.js';
 import { commitRound, isDataError, type Owned } from './round-commit.js';
 import { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
@@ -97,6 +90,7 @@ export class TypeWorker {
     this.writeBehind =
       policy.mode === 'write-behind'
         ? new WriteBehind(
+            d,
             policy.flushMs,
             (batches) => this.commitAndSettle(batches, false),
             (err) => (this.failure ??= err),
@@ -293,48 +287,7 @@ export class TypeWorker {
     // The last rounds committed one by one while isolating must land before a flush that may
     // write the same keys (two commits in flight could reach PostgreSQL out of order).
     if (this.ahead.length > 0) await this.drainAhead();
-    // The entries whose states are in memory are answered while the states of the round's new
-    // keys load (their entries follow): a new USSD session in a round no longer holds up the
-    // hops of every session already under way by a PostgreSQL round trip. Keys are independent,
-    // and each key's entries stay together, in order, on one side.
-    const loading = loadMissing(this.d, parts).then(
-      () => undefined,
-      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
-    );
-    const sides = parts.map(({ o, decoded }) => ({ o, ...splitByCached(decoded) }));
-    try {
-      await this.applyAndReply(
-        sides.map(({ o, cached }) => ({ o, decoded: cached })),
-        now,
-      );
-    } catch (err) {
-      // The load lands in the cache: after the recovery it would overwrite the replay's newer
-      // state of the same key with the old snapshot. A round never ends with its load in flight.
-      await loading;
-      throw err;
-    }
-    const failed = await loading;
-    if (failed) throw failed;
-    await this.applyAndReply(
-      sides.filter(({ loaded }) => loaded.entries.length > 0).map(({ o, loaded }) => ({ o, decoded: loaded })),
-      now,
-    );
-  }
-
-  /**
-   * Write-behind: applies, holds for the flush, and replies at once. Replies (a dead-lettered
-   * entry's failure included) leave now; the dead letters themselves go with the flush's
-   * acknowledgement, in one MULTI, so a crash before it neither loses one nor writes one twice
-   * (the replay dead-letters the entry again, and only that one lands).
-   */
-  private async applyAndReply(parts: ReadonlyArray<{ o: Owned; decoded: Decoded }>, now: Date): Promise<void> {
-    const applied = await applyParts(this.d, parts, now);
-    await Promise.all(
-      applied.map(async ([o, a]) => {
-        this.writeBehind?.hold(o, a);
-        await o.ops.settle([], a.outcome.replies, [], this.d.deadStream, this.d.workerId);
-      }),
-    );
+    await this.writeBehind?.applyRound(parts, now);
   }
 
   /** Commits a round after every earlier one, then acknowledges and replies; skipped after a failure. */

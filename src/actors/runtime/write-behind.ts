@@ -1,5 +1,14 @@
-import { mergeApplied, type Applied } from './partition-batch.js';
+import {
+  applyParts,
+  loadMissing,
+  mergeApplied,
+  splitByCached,
+  type Applied,
+  type BatchDeps,
+  type Decoded,
+} from './partition-batch.js';
 import type { Owned } from './round-commit.js';
+import type { SlotCache } from './slot-cache.js';
 
 /**
  * The write-behind half of a type worker: rounds are replied to at once and held per partition;
@@ -12,6 +21,7 @@ export class WriteBehind {
   private flushing: Promise<void> | undefined;
 
   constructor(
+    private readonly d: BatchDeps & { deadStream: string; workerId: string },
     private readonly flushMs: number,
     /** Commits (and acknowledges, without replying again) each partition's merged rounds. */
     private readonly commit: (batches: Array<[Owned, Applied]>) => Promise<void>,
@@ -19,8 +29,56 @@ export class WriteBehind {
     private readonly fail: (err: Error) => void,
   ) {}
 
+  /**
+   * Applies a round and replies at once, holding it for the flush. The entries whose states are
+   * in memory are answered while the states of the round's new keys load (their entries follow):
+   * a new USSD session in a round no longer holds up the hops of every session already under way
+   * by a PostgreSQL round trip. Keys are independent, and each key's entries stay together, in
+   * order, on one side.
+   */
+  async applyRound(parts: ReadonlyArray<{ o: Owned; cache: SlotCache; decoded: Decoded }>, now: Date): Promise<void> {
+    const loading = loadMissing(this.d, parts).then(
+      () => undefined,
+      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+    );
+    const sides = parts.map(({ o, decoded }) => ({ o, ...splitByCached(decoded) }));
+    try {
+      await this.applyAndReply(
+        sides.map(({ o, cached }) => ({ o, decoded: cached })),
+        now,
+      );
+    } catch (err) {
+      // The load lands in the cache: after the recovery it would overwrite the replay's newer
+      // state of the same key with the old snapshot. A round never ends with its load in flight.
+      await loading;
+      throw err;
+    }
+    const failed = await loading;
+    if (failed) throw failed;
+    await this.applyAndReply(
+      sides.filter(({ loaded }) => loaded.entries.length > 0).map(({ o, loaded }) => ({ o, decoded: loaded })),
+      now,
+    );
+  }
+
+  /**
+   * Applies, holds for the flush, and replies at once. Replies (a dead-lettered entry's failure
+   * included) leave now; the dead letters themselves go with the flush's acknowledgement, in one
+   * MULTI, so a crash before it neither loses one nor writes one twice (the replay dead-letters
+   * the entry again, and only that one lands).
+   */
+  private async applyAndReply(parts: ReadonlyArray<{ o: Owned; decoded: Decoded }>, now: Date): Promise<void> {
+    const applied = await applyParts(this.d, parts, now);
+    await Promise.all(
+      applied.map(async ([o, a]) => {
+        this.hold(o, a);
+        await o.ops.settle([], a.outcome.replies, [], this.d.deadStream, this.d.workerId);
+      }),
+    );
+  }
+
   /** Holds a round of a partition until its flush. */
-  hold(o: Owned, a: Applied): void {
+  private hold(o: Owned, a: Applied): void {
     if (o.unflushed.length === 0) o.unflushedSince = Date.now();
     o.unflushed.push(a);
   }
