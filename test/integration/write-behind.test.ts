@@ -1,11 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { counterActor, type CounterState } from '../../src/actors/diagnostics/counter.js';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
-import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
+import { encodeEntry, type MailboxEntry } from '../../src/actors/runtime/entry-codec.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
+import { emptySlot } from '../../src/actors/runtime/apply-batch.js';
+import { MailboxOps } from '../../src/actors/runtime/mailbox-ops.js';
+import { createRedis } from '../../src/actors/runtime/redis.js';
+import type { Owned } from '../../src/actors/runtime/round-commit.js';
+import { SlotCache } from '../../src/actors/runtime/slot-cache.js';
+import { WriteBehind } from '../../src/actors/runtime/write-behind.js';
+import { createMetrics } from '../../src/metrics.js';
 import { createSql } from '../../src/store/db.js';
+import { createPgSnapshotStore, type SnapshotStore } from '../../src/store/snapshot-store.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
 import { startProxy, viaProxy } from '../support/tcp-proxy.js';
@@ -121,5 +129,83 @@ describe('write-behind persistence', () => {
       await proxy.close();
       runtime = await startRuntime(env, { actors: [lazyCounter], options: { cacheSize: 5 } });
     }
+  });
+
+  it('never ends a round while its load is in flight, even when answering the in-memory half fails', async () => {
+    // The state of 'cold' loads behind a gate; the reply for 'warm' goes to a Redis connection
+    // that was never opened, so the in-memory half fails at once. Ended then, the round would
+    // let its load land after the recovery, over the replay's newer state of the same key.
+    let openGate = (): void => undefined;
+    const gate = new Promise<void>((r) => (openGate = r));
+    let loaded = false;
+    const real = createPgSnapshotStore(env.sql);
+    const store: SnapshotStore = {
+      ...real,
+      load: async (type, keys) => {
+        await gate;
+        const slots = await real.load(type, keys);
+        loaded = true;
+        return slots;
+      },
+    };
+    const closed = createRedis(env.redisUrl, 'never-connected');
+    const cache = new SlotCache(100);
+    cache.set('warm', emptySlot());
+    const o: Owned = {
+      partition: 0,
+      epoch: 1,
+      ops: new MailboxOps(closed, env.keys.mailbox('lazy', 0), env.keys.group, 'w', env.keys.stranded('lazy', 0)),
+      cache,
+      cursor: '>',
+      prepared: true,
+      lost: false,
+      validUntil: performance.now() + 60_000,
+      claimed: new Set(),
+      poisonIds: new Set(),
+      stranded: new Set(),
+      strandedMarks: new Set(),
+      unflushed: [],
+      unflushedSince: 0,
+    };
+    const wb = new WriteBehind(
+      {
+        def: lazyCounter,
+        store,
+        log: env.log,
+        metrics: createMetrics(),
+        options: { maxDeliveries: 3 },
+        deadStream: env.keys.deadLetter('lazy'),
+        workerId: 'w',
+      },
+      30,
+      () => Promise.resolve(),
+      () => undefined,
+    );
+    const entry = (id: string, key: string): MailboxEntry => ({
+      id,
+      key,
+      kind: 'add',
+      body: JSON.stringify({ kind: 'add', by: 1 }),
+      reply: env.keys.replies('nobody'),
+      corr: id,
+      ts: Date.now(),
+      deadline: 0,
+    });
+    const decoded = { entries: [entry('1-1', 'warm'), entry('1-2', 'cold')], deletedIds: [], missing: ['cold'] };
+    let ended = false;
+    const round = wb.applyRound([{ o, cache, decoded }], new Date()).then(
+      () => new Error('the round should have failed'),
+      (err: unknown) => {
+        ended = true;
+        return err;
+      },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ended).toBe(false);
+    openGate();
+    const err = await round;
+    expect(String(err)).toMatch(/writeable|offline|connect/i);
+    expect(loaded).toBe(true);
+    closed.disconnect();
   });
 });
