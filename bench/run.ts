@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { Redis } from 'ioredis';
+import { nodeArgs } from './lib/child.js';
 import { benchEnv } from './lib/env.js';
 import { untilLedgerCaughtUp, untilPostgresIdle, vacuumAnalyze } from './lib/quiet.js';
 import { better, fmt, type LevelResult } from './lib/measure.js';
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
   const first = await limits();
 
   progress('runtime: ask() through the echo actor, commit-before-reply');
-  const worker = await startWorker(env);
+  const worker = await startWorker(env, {}, nodeArgs(process.env.BENCH_WORKER_ARGS));
   const session = await startClient(env);
   const client = session.client;
   let asks: LevelResult[];

@@ -8,6 +8,11 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** Node options for a server process, from a space-separated variable (profiling: README). */
+export function nodeArgs(value: string | undefined): string[] {
+  return (value ?? '').split(' ').filter(Boolean);
+}
+
 /** Starts a Node script in its own process (the server side of a benchmark). */
 export function startChild(
   script: string,

@@ -21,6 +21,7 @@ async function freePort(): Promise<number> {
 export async function startGateway(
   env: BenchEnv,
   extra: Record<string, string> = {},
+  nodeArgs: string[] = [],
 ): Promise<{ base: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
   const gateway = startChild(
@@ -39,6 +40,7 @@ export async function startGateway(
       ...extra,
     },
     () => false,
+    nodeArgs,
   );
   gateway.ready.catch(() => undefined); // readiness is polled on /health instead
   const base = `http://127.0.0.1:${port}`;

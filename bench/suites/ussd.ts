@@ -1,3 +1,4 @@
+import { nodeArgs } from '../lib/child.js';
 import type { BenchEnv } from '../lib/env.js';
 import { startGateway } from '../lib/gateway.js';
 import { cpuMeter } from '../lib/cpu.js';
@@ -19,7 +20,7 @@ export interface UssdLevel extends LevelResult {
 }
 
 export async function ussdHops(env: BenchEnv, workerPid: number, levels: number[]): Promise<UssdLevel[]> {
-  const gateway = await startGateway(env, { USSD_RATE_PER_MINUTE: '10000' });
+  const gateway = await startGateway(env, { USSD_RATE_PER_MINUTE: '10000' }, nodeArgs(process.env.BENCH_GATEWAY_ARGS));
   const { hostname, port } = new URL(gateway.base);
   try {
     const results: UssdLevel[] = [];
