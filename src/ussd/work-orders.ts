@@ -4,7 +4,7 @@ import { fromMicro, toMicro } from '../actors/voucher/money.js';
 import type { Redemption, VoucherState } from '../actors/voucher/messages.js';
 import { voucherView } from '../actors/voucher/representation.js';
 import { AppError } from '../errors/index.js';
-import type { Product, Supplier } from '../store/registries/records.js';
+import type { Supplier } from '../store/registries/records.js';
 import type { Registry } from '../store/registries/registry.js';
 import type { VoucherReads } from '../store/voucher-reads.js';
 import type { PhoneOwner } from './phone-directory.js';
@@ -15,6 +15,7 @@ import { openSurveyFor } from './open-survey.js';
 import { checkAnswers } from '../actors/survey/template.js';
 import { responseIdFor } from '../actors/survey/response-id.js';
 import type { Sql } from '../store/db.js';
+import { approvedProducts } from '../store/product-reads.js';
 import type { SurveyReads } from '../store/survey-reads.js';
 
 export interface WorkDeps {
@@ -23,7 +24,6 @@ export interface WorkDeps {
   surveys: SurveyReads;
   pins: PinStore;
   vouchers: VoucherReads;
-  products: Registry<Product>;
   suppliers: Registry<Supplier>;
   client: ActorClient;
   clock: () => Date;
@@ -70,12 +70,9 @@ export async function carryOut(
       });
       return { ok: true, data: { vouchers } };
     }
-    case 'listProducts': {
-      const { items } = await d.products.list(100, 0);
-      // A menu offers choices 1-9.
-      const approved = items.filter((p) => p.approved).slice(0, 9);
-      return { ok: true, data: { products: approved.map((p) => ({ id: p.id, name: p.name })) } };
-    }
+    case 'listProducts':
+      // Every approved product, by name; a long list pages with "98 More" on the phone.
+      return { ok: true, data: { products: [...(await approvedProducts(d.sql))] } };
     case 'redeem':
       return redeem(d, order.id, intent, phone, owner, now);
     case 'openSurvey': {

@@ -169,6 +169,39 @@ describe('USSD gateway (spec 002) end to end', () => {
     expect(await again.send('73914')).toMatch(/^END Not redeemed: .*balance/i);
   });
 
+  it('offers every approved product, by name, paged past one screen (not the first nine of the newest page)', async () => {
+    // Eleven more approved products and two that are not: 12 choices, more than one screen.
+    for (let i = 1; i <= 11; i++) {
+      const id = `fuel-${String(i).padStart(2, '0')}`;
+      await a.call('POST', '/v1/products', {
+        key: s.implementerKey,
+        body: { id, name: `Pellets ${String(i).padStart(2, '0')} kg`, approved: true },
+      });
+    }
+    for (const id of ['aa-pending', 'zz-pending'])
+      await a.call('POST', '/v1/products', {
+        key: s.implementerKey,
+        body: { id, name: `Awaiting ${id}`, approved: false },
+      });
+    const phone = ussd.session(sid(), SUPPLIER_PHONE);
+    await phone.start();
+    await phone.send('1');
+    const first = await phone.send(voucherId);
+    expect(first).toMatch(/^CON Choose the product:\n1 Clean stove\n2 Pellets 01 kg\n/);
+    expect(first).not.toContain('Awaiting');
+    expect(first).toContain('98 More');
+    const pages = [first];
+    while (pages.at(-1)!.includes('98 More')) pages.push(await phone.send('98'));
+    const listed = pages.join('\n');
+    expect(listed).toContain('12 Pellets 11 kg');
+    expect(listed).not.toContain('Awaiting');
+    for (const page of pages) expect(page.length).toBeLessThanOrEqual(182 + 4); // "CON " + the screen
+    // The twelfth is choosable, from the last page: the confirmation names it.
+    expect(await phone.send('12')).toMatch(/^CON Enter the amount:/);
+    expect(await phone.send('5')).toMatch(new RegExp(`^CON Redeem 5 of ${voucherId} for Pellets 11 kg\\?`));
+    expect(await phone.send('*')).toMatch(/^END /);
+  });
+
   it('honours a dial-through first request that already carries inputs', async () => {
     const r = await ussd.post({ sessionId: sid(), phoneNumber: SUPPLIER_PHONE, serviceCode: '*384*7#', text: '1' });
     expect(r.text).toMatch(/^CON Enter the voucher ID:/);

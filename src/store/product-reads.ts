@@ -1,0 +1,16 @@
+import type { Sql } from './db.js';
+
+/**
+ * The most products a USSD menu can offer: choices 1–97, since 98 is "more" on a paged screen
+ * (and 0 and 00 navigate).
+ */
+export const MENU_PRODUCTS = 97;
+
+/**
+ * The approved products a supplier may redeem for, by name: every one of them, not the newest
+ * page of the registry (an older approved product must stay choosable).
+ */
+export async function approvedProducts(sql: Sql, limit = MENU_PRODUCTS): Promise<Array<{ id: string; name: string }>> {
+  return sql<Array<{ id: string; name: string }>>`
+    SELECT id, name FROM products WHERE approved ORDER BY name, id LIMIT ${limit}`;
+}
