@@ -71,6 +71,12 @@ describe('USSD session logic', () => {
     expect(screenText(s.hop('2*1'))).toMatch(/^CON Create a 5-digit PIN:/);
     expect(screenText(s.hop('2*1*12345'))).toMatch(/PIN too easy to guess \(digits in sequence\)/);
     expect(screenText(s.hop('2*1*12345*11111'))).toMatch(/all digits the same/);
+    // Not five digits is its own reason, not "too easy to guess".
+    const short = session('household', false);
+    short.hop('');
+    short.hop('1');
+    expect(screenText(short.hop('1*1234'))).toMatch(/^CON A PIN is exactly 5 digits.\nCreate a 5-digit PIN:/);
+    expect(screenText(short.hop('1*1234*4821x'))).toMatch(/^CON A PIN is exactly 5 digits.\n/);
     expect(screenText(s.hop('2*1*12345*11111*48213'))).toMatch(/^CON Enter the same PIN again:/);
     expect(screenText(s.hop('2*1*12345*11111*48213*48214'))).toMatch(
       /^CON The PINs did not match.\nCreate a 5-digit PIN/,
@@ -167,7 +173,7 @@ describe('USSD session logic: wrong input on every screen', () => {
         const text = [...inputs, bad].join('*');
         const r = s.hop(text);
         // The input is consumed (the text moves on), but the screen is the same, with a notice.
-        const notice = /^CON (Invalid choice\.|PIN too easy to guess \(use exactly 5 digits\)\.)\n/;
+        const notice = /^CON (Invalid choice\.|A PIN is exactly 5 digits\.)\n/;
         expect(screenText(r), `"${bad}" at step ${step} (${screen.slice(0, 40)})`).toMatch(notice);
         expect(screenText(r).replace(notice, 'CON ')).toBe(screen.replace(notice, 'CON '));
         inputs.push(bad);

@@ -14,7 +14,7 @@ import {
 } from './kit.js';
 import type { MacPin } from './pin-setup.js';
 import { samePinMac } from '../pin-mac.js';
-import { isPinShape, weakPin } from './pin-rules.js';
+import { isPinShape, refuseNewPin, weakPin } from './pin-rules.js';
 import type { FlowDefinition } from './registry.js';
 
 type Args = { context: FlowContext; event: FlowEvent };
@@ -45,9 +45,7 @@ export function changePinFlow(mac: MacPin): FlowDefinition {
           target: 'changePin_confirm',
           actions: keep('nextMac'),
         },
-        {
-          actions: notice('pin.weak', (c, e) => ({ reason: t(c.lang, weakPin(valueOf(e)) ?? 'pin.weak.format') })),
-        },
+        refuseNewPin,
       ]),
       changePin_confirm: screen('pin', (c) => t(c.lang, 'pin.confirm'), [
         {

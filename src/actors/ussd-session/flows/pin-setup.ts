@@ -14,7 +14,7 @@ import {
   type FlowEvent,
 } from './kit.js';
 import { samePinMac } from '../pin-mac.js';
-import { isPinShape, weakPin } from './pin-rules.js';
+import { isPinShape, refuseNewPin, weakPin } from './pin-rules.js';
 import type { FlowDefinition } from './registry.js';
 
 type Args = { context: FlowContext; event: FlowEvent };
@@ -43,9 +43,7 @@ export function pinSetupFlow(mac: MacPin): FlowDefinition {
             data: { ...context.data, pinMac: mac(valueOf(event), context) },
           })),
         },
-        {
-          actions: notice('pin.weak', (c, e) => ({ reason: t(c.lang, weakPin(valueOf(e)) ?? 'pin.weak.format') })),
-        },
+        refuseNewPin,
       ]),
       pinSetup_confirm: screen('pin', (c) => t(c.lang, 'pin.confirm'), [
         accept((v, c) => samePinMac(mac(v, c), c.data.pinMac), 'pinSetup_save'),
