@@ -96,6 +96,7 @@ describe('/docs', () => {
       expect.arrayContaining(['sessionId', 'serviceCode', 'phoneNumber', 'text']),
     );
     expect(Object.keys(callback.responses['200']!.content)).toEqual(['text/plain']);
+    expect(callback.responses['200']!.content['text/plain']!.schema).toEqual({ type: 'string' });
     expect(Object.keys(callback.responses['400']!.content)).toEqual(['application/json']);
     expect(callback.responses['415']).toBeUndefined();
     const list = doc.paths['/api/ussd/sessions']!.get!.responses['200']!.content['application/json']!.schema;

@@ -59,7 +59,14 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Jso
     for (const [status, description] of Object.entries(r.doc.responses)) {
       const failure = Number(status) >= 400;
       const type = failure ? 'application/json' : (r.doc.responseType ?? 'application/json');
-      const schema = failure ? errorBody : status === '200' && r.doc.responseBody ? schemaOf(r.doc.responseBody) : {};
+      // A text reply (USSD's `CON …`/`END …`, SSE) is a string; a JSON one has its schema when known.
+      const schema = failure
+        ? errorBody
+        : type.startsWith('text/')
+          ? { type: 'string' }
+          : status === '200' && r.doc.responseBody
+            ? schemaOf(r.doc.responseBody)
+            : {};
       responses[status] = { description, content: { [type]: { schema } } };
     }
     responses.default = {
