@@ -18,7 +18,14 @@ describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
   const clock = () => new Date(now);
   let n = 0;
   const sid = () => `sess-${++n}-${Math.random().toString(36).slice(2, 8)}`;
-  const config = () => env.config({ HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: '2', USSD_RATE_PER_MINUTE: '10000' });
+  // A small body limit, so the fuzz can send bodies past it without moving gigabytes.
+  const config = () =>
+    env.config({
+      HEARTH_ADMIN_KEY: adminKey,
+      ACTOR_PARTITIONS: '2',
+      USSD_RATE_PER_MINUTE: '10000',
+      MAX_BODY_BYTES: '8192',
+    });
   const client = () => ussdClient(`http://127.0.0.1:${hearth.port}`);
 
   beforeAll(async () => {
@@ -150,7 +157,7 @@ describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
         phoneNumber: `+2609700${String(rnd(1000)).padStart(5, '0')}`,
         serviceCode: '*1234#',
       };
-      switch (rnd(8)) {
+      switch (rnd(9)) {
         case 0:
           return {
             body: new URLSearchParams({ ...session, text: randomText() }).toString(),
@@ -166,6 +173,12 @@ describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
           return { body: JSON.stringify({ ...session, phoneNumber: randomText() }), type: 'application/json' };
         case 5:
           return { body: JSON.stringify({ ...session, text: randomText() }), type: 'text/xml' };
+        case 6:
+          // Past MAX_BODY_BYTES: a malformed request (400), not a 413 the aggregator would drop.
+          return {
+            body: JSON.stringify({ ...session, text: 'x'.repeat(8_192 + rnd(8_192)) }),
+            type: 'application/json',
+          };
         default:
           return {
             body: JSON.stringify({ ...session, text: randomText(), extra: { deep: [1, 2, 3] } }),
@@ -194,6 +207,7 @@ describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
     expect(await env.redis.xlen(`${env.prefix}:dead:ussd`)).toBe(0);
     expect([...statuses.values()].reduce((x, y) => x + y, 0)).toBe(10_000);
     expect(statuses.get(200)).toBeGreaterThan(3_000);
+    expect(statuses.get(413)).toBeUndefined();
     expect((await fetch(`${base}/health`)).status).toBe(200);
   }, 120_000);
 });

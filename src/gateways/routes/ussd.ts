@@ -49,8 +49,7 @@ export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }, deadl
         responseType: 'text/plain',
         responses: {
           200: '`CON …` continues the session, `END …` ends it (every failure the phone can be told about is an END line)',
-          400: 'a malformed request',
-          413: 'a body over MAX_BODY_BYTES',
+          400: 'a malformed request (a body over MAX_BODY_BYTES included)',
         },
       },
       // An aggregator drops a session on anything but 200, and cannot retry on another

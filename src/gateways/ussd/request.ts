@@ -40,7 +40,7 @@ export type UssdRequest = z.infer<typeof ussdRequest>;
 
 /** Reads the body as JSON or form-encoded; a malformed request is a 400 (the only non-200 answer). */
 export async function readUssdRequest(ctx: HttpContext): Promise<UssdRequest> {
-  const raw = (await ctx.body()).toString('utf8');
+  const raw = (await bodyOf(ctx)).toString('utf8');
   const type = (ctx.headers['content-type'] ?? '').toLowerCase();
   let data: unknown;
   if (type.startsWith('application/x-www-form-urlencoded')) {
@@ -61,4 +61,19 @@ export async function readUssdRequest(ctx: HttpContext): Promise<UssdRequest> {
   const result = ussdRequest.safeParse(data);
   if (!result.success) throw new AppError('VALIDATION_FAILED', 'invalid USSD request', issuesOf(result.error));
   return result.data;
+}
+
+/**
+ * The body; one over MAX_BODY_BYTES is a malformed request like any other here (400, not the
+ * 413 of other routes): an aggregator is told one thing, "fix the request".
+ */
+async function bodyOf(ctx: HttpContext): Promise<Buffer> {
+  try {
+    return await ctx.body();
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'BODY_TOO_LARGE') {
+      throw new AppError('VALIDATION_FAILED', `${err.message}; a USSD request is a few hundred bytes`);
+    }
+    throw err;
+  }
 }
