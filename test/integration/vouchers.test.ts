@@ -413,8 +413,31 @@ describe('vouchers (spec 000)', () => {
       });
       expect(replay.status).toBe(409);
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      // The one error body, first time and replayed: what ixo's clients read is at the top.
+      for (const r of [first, replay])
+        expect(r.body).toMatchObject({
+          statusCode: 409,
+          message: expect.any(String),
+          error: { code: 'INSUFFICIENT_BALANCE' },
+        });
       const changed = await a.call('POST', '/v1/vouchers/redeem', { key: supplierKey, body: redeem(id, 1), headers });
       expect(changed.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    });
+
+    it('keeps the answer to a new API key sealed: its secret is replayed to the same caller, never stored in clear', async () => {
+      const headers = { 'idempotency-key': 'new-key-once' };
+      const body = { role: 'regulator' };
+      const first = await a.call('POST', '/v1/api-keys', { body, headers });
+      expect(first.status).toBe(201);
+      const secret = String(first.body.key);
+      const [row] = await env.sql<{ body: string }[]>`SELECT body FROM idempotency_keys WHERE key = 'new-key-once'`;
+      expect(row?.body).toMatch(/^sealed:/);
+      expect(row?.body).not.toContain(secret);
+      expect(row?.body).not.toContain(secret.split('_').at(-1));
+      const replay = await a.call('POST', '/v1/api-keys', { body, headers });
+      expect(replay.status).toBe(201);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body.key).toBe(secret);
     });
 
     it('reports the total even past the last page', async () => {

@@ -1,20 +1,33 @@
 import { createHash } from 'node:crypto';
+import { seal, unseal } from '../../crypto/sealed.js';
 import { AppError, isAppError } from '../../errors/index.js';
 import type { Sql } from '../../store/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { HttpContext } from '../http/context.js';
-import { json, type Reply } from '../http/reply.js';
+import { errorReply } from '../http/error-mapper.js';
+import type { Reply } from '../http/reply.js';
 
 const keyShape = /^[A-Za-z0-9._:-]{1,255}$/;
+
+/** Marks a kept answer as sealed, and names the key it is sealed under (see `crypto/sealed`). */
+const SEALED = 'sealed:';
+const PURPOSE = 'idempotent-reply';
 
 /**
  * `Idempotency-Key` on a POST: the first request with a key runs and its answer is kept (per API
  * key, for the life of the row); the same key with the same method, path and body replays that
  * answer with `Idempotent-Replayed: true`; with another request it is refused (409). A 5xx or a
  * timeout is not kept, so the client can retry with the same key; a 4xx refusal is kept.
+ *
+ * A kept answer is sealed (AES-256-GCM under the deployment secret): it may hold a secret shown
+ * once, such as a new API key, which must not sit in clear in the database or its backups.
  */
 export class IdempotencyStore {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    /** PIN_ENCRYPTION_KEY: the deployment secret the kept answers are sealed under. */
+    private readonly secret: string,
+  ) {}
 
   async run(ctx: HttpContext, who: Principal, handler: () => Promise<Reply>): Promise<Reply> {
     const key = ctx.headers['idempotency-key'];
@@ -37,13 +50,15 @@ export class IdempotencyStore {
         await this.forget(who.keyId, key);
         throw err;
       }
-      reply = json(err.status, { error: err.toJSON() });
+      // The same body (and headers) as the answer without a key: statusCode, message, error.
+      reply = errorReply(err, ctx.log);
     }
     if (reply.status >= 500) await this.forget(who.keyId, key);
     else {
       const text = typeof reply.body === 'string' ? reply.body : (reply.body?.toString('utf8') ?? '');
+      const kept = `${SEALED}${seal(this.secret, PURPOSE, text)}`;
       await this
-        .sql`UPDATE idempotency_keys SET status = ${reply.status}, body = ${text} WHERE owner = ${who.keyId} AND key = ${key}`;
+        .sql`UPDATE idempotency_keys SET status = ${reply.status}, body = ${kept} WHERE owner = ${who.keyId} AND key = ${key}`;
     }
     return reply;
   }
@@ -75,8 +90,22 @@ export class IdempotencyStore {
     return {
       status: row.status,
       headers: { 'Content-Type': 'application/json; charset=utf-8', 'Idempotent-Replayed': 'true' },
-      body: row.body ?? '',
+      body: this.open(row.body ?? ''),
     };
+  }
+
+  /** A kept answer as it was sent (one kept before answers were sealed is in clear). */
+  private open(kept: string): string {
+    if (!kept.startsWith(SEALED)) return kept;
+    const text = unseal(this.secret, PURPOSE, kept.slice(SEALED.length));
+    // Sealed under another secret (PIN_ENCRYPTION_KEY was changed): the answer cannot be given again.
+    if (text === undefined) {
+      throw new AppError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'the first answer to this Idempotency-Key can no longer be read; use a new key',
+      );
+    }
+    return text;
   }
 
   private async forget(owner: string, key: string): Promise<void> {

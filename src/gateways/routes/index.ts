@@ -50,7 +50,7 @@ export function productRoutes({
   const suppliers = new Registry(sql, supplierTable, 2_000);
   const g = {
     keys,
-    idempotency: new IdempotencyStore(sql),
+    idempotency: new IdempotencyStore(sql, ussd.pinKey),
     signatures: new SupplierSignatures(suppliers, redis, (d) => redisKeys.seenSignature(d), clock),
   };
   const products = new Registry(sql, productTable, 2_000);
