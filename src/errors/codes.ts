@@ -18,7 +18,10 @@ export const errorCodes = {
   FORBIDDEN: { status: 403, doc: "The caller's role or DID may not do this." },
   NOT_FOUND: { status: 404, doc: 'No such route or resource.' },
   METHOD_NOT_ALLOWED: { status: 405, doc: 'The route exists but not for this method.' },
-  ALREADY_EXISTS: { status: 409, doc: 'A record with this id already exists.' },
+  ALREADY_EXISTS: {
+    status: 409,
+    doc: 'A record with this id, or another unique value of it (a phone number), already exists.',
+  },
   IDEMPOTENCY_KEY_REUSED: { status: 409, doc: 'The Idempotency-Key was used before for a different request.' },
   IDEMPOTENCY_IN_PROGRESS: { status: 409, doc: 'The first request with this Idempotency-Key has not finished; retry.' },
   VOUCHER_NOT_FOUND: { status: 404, doc: 'No voucher with this id.' },

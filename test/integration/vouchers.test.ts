@@ -147,6 +147,26 @@ describe('vouchers (spec 000)', () => {
       expect((await a.call('GET', '/v1/households?limit=500', as)).status).toBe(400);
     });
 
+    it("answers 409 naming the field when a phone number is already another household's, on create and on update", async () => {
+      const as = { key: implementerKey };
+      const [first, second] = [newDidKey(), newDidKey()];
+      const phone = '+260970000777';
+      expect((await a.call('POST', '/v1/households', { ...as, body: { did: first, phoneNumber: phone } })).status).toBe(
+        201,
+      );
+      const created = await a.call('POST', '/v1/households', { ...as, body: { did: second, phoneNumber: phone } });
+      expect(created.status).toBe(409);
+      expect(created.body.error).toMatchObject({ code: 'ALREADY_EXISTS', details: { field: 'phoneNumber' } });
+      expect(created.body.message).toMatch(/phoneNumber/);
+      expect((await a.call('POST', '/v1/households', { ...as, body: { did: second } })).status).toBe(201);
+      const moved = await a.call('PATCH', `/v1/households/${encodeURIComponent(second)}`, {
+        ...as,
+        body: { phoneNumber: phone },
+      });
+      expect(moved.status).toBe(409);
+      expect(moved.body.error).toMatchObject({ code: 'ALREADY_EXISTS', details: { field: 'phoneNumber' } });
+    });
+
     it('lets a household read its own record only', async () => {
       expect((await a.call('GET', `/v1/households/${household}`, { key: householdKey })).status).toBe(200);
       expect((await a.call('GET', '/v1/households', { key: householdKey })).status).toBe(403);

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { AppError } from '../../errors/index.js';
-import type { Registry } from '../../store/registries/registry.js';
+import { DuplicateValueError, type Registry } from '../../store/registries/registry.js';
 import type { Principal, Role } from '../auth/principal.js';
 import { jsonBody, parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
@@ -33,7 +33,7 @@ export function registryRoutes<T extends object>(g: Guards, r: RegistryRoutes<T>
       doc: { summary: `Create a ${r.name}`, tag: 'registries', body: r.create, responses: { 201: `The ${r.name}` } },
       handler: guarded(g, r.writeRoles, async (ctx) => {
         const record = await jsonBody(ctx, r.create);
-        const created = await r.registry.create(record);
+        const created = await taken(r.name, () => r.registry.create(record));
         if (!created) throw new AppError('ALREADY_EXISTS', `a ${r.name} with this id already exists`);
         return json(201, created);
       }),
@@ -73,10 +73,20 @@ export function registryRoutes<T extends object>(g: Guards, r: RegistryRoutes<T>
       handler: guarded(g, r.writeRoles, async (ctx) => {
         const id = ctx.params.id ?? '';
         const patch = await jsonBody(ctx, r.update);
-        const updated = await r.registry.update(id, patch);
+        const updated = await taken(r.name, () => r.registry.update(id, patch));
         if (!updated) throw notFound(id);
         return json(200, updated);
       }),
     },
   ];
+}
+
+/** A unique value another record holds (a phone number registered twice) is a 409, not a 500. */
+async function taken<R>(name: string, write: () => Promise<R>): Promise<R> {
+  try {
+    return await write();
+  } catch (err) {
+    if (!(err instanceof DuplicateValueError)) throw err;
+    throw new AppError('ALREADY_EXISTS', `another ${name} already has this ${err.field}`, { field: err.field });
+  }
 }

@@ -23,6 +23,13 @@ export interface Page<T> {
 
 type Row = Record<string, unknown>;
 
+/** Another record already holds a value that must be unique (a phone number, say). */
+export class DuplicateValueError extends Error {
+  constructor(readonly field: string) {
+    super(`another record already has this ${field}`);
+  }
+}
+
 export class Registry<T extends object> {
   private readonly cache = new Map<string, { record: T | undefined; at: number }>();
 
@@ -60,12 +67,18 @@ export class Registry<T extends object> {
     return out as T;
   }
 
-  /** Inserts; resolves to undefined when the id is taken. */
+  /**
+   * Inserts; resolves to undefined when the id is taken, throws {@link DuplicateValueError} when
+   * another unique value is (only the id's conflict is the "already exists" answer).
+   */
   async create(record: T): Promise<T | undefined> {
     const row = this.toRow(record);
     this.cache.clear();
-    const [created] = await this.sql<Row[]>`
-      INSERT INTO ${this.sql(this.spec.table)} ${this.sql(row)} ON CONFLICT DO NOTHING RETURNING *`;
+    const [created] = await this.unique(
+      this.sql<Row[]>`
+        INSERT INTO ${this.sql(this.spec.table)} ${this.sql(row)}
+        ON CONFLICT (${this.sql(this.idColumn)}) DO NOTHING RETURNING *`,
+    );
     return created ? this.fromRow(created) : undefined;
   }
 
@@ -90,10 +103,26 @@ export class Registry<T extends object> {
   async update(id: string, patch: Partial<T>): Promise<T | undefined> {
     this.cache.delete(id);
     const row = { ...this.toRow(patch), updated_at: new Date() };
-    const [updated] = await this.sql<Row[]>`
-      UPDATE ${this.sql(this.spec.table)} SET ${this.sql(row)}
-      WHERE ${this.sql(this.idColumn)} = ${id} RETURNING *`;
+    const [updated] = await this.unique(
+      this.sql<Row[]>`
+        UPDATE ${this.sql(this.spec.table)} SET ${this.sql(row)}
+        WHERE ${this.sql(this.idColumn)} = ${id} RETURNING *`,
+    );
     return updated ? this.fromRow(updated) : undefined;
+  }
+
+  /** A unique violation (SQLSTATE 23505) becomes a {@link DuplicateValueError} naming the API field. */
+  private async unique<R>(query: Promise<R>): Promise<R> {
+    try {
+      return await query;
+    } catch (err) {
+      const e = err as { code?: unknown; detail?: unknown };
+      if (e.code !== '23505') throw err;
+      // detail: `Key (phone_number)=(+260…) already exists.`
+      const column = typeof e.detail === 'string' ? /^Key \(([a-z_]+)\)/.exec(e.detail)?.[1] : undefined;
+      const field = Object.entries<string>(this.spec.columns).find(([, c]) => c === column)?.[0];
+      throw new DuplicateValueError(field ?? column ?? 'value');
+    }
   }
 
   async list(limit: number, offset: number): Promise<Page<T>> {
