@@ -135,6 +135,26 @@ describe('the ixo oracles client SDK (1.4.0) request and SSE code path against h
     expect(abort).toEqual({ success: false });
   });
 
+  it('reconnects after the connection drops, with the same auth object: the spent invocation gives way to the delegation', async () => {
+    const { sessionId } = await createSession(alice);
+    const socket = connect(api, {
+      query: { sessionId },
+      auth: { ucanDelegation: await alice.delegation(), invocation: await alice.invocation() },
+      transports: ['websocket'],
+      reconnectionDelay: 50,
+      reconnectionDelayMax: 100,
+    });
+    sockets.push(socket);
+    await new Promise<void>((resolve) => socket.once('connected', () => resolve()));
+    const again = new Promise<string>((resolve) => {
+      socket.once('connected', () => resolve('connected'));
+      socket.once('connect_error', (err) => resolve(`refused: ${err.message}`));
+    });
+    // The network drops: socket.io-client reconnects on its own and sends the same auth.
+    socket.io.engine.close();
+    expect(await again).toBe('connected');
+  });
+
   it('opens the socket as useWebSocketEvents does; the userDid query is never believed', async () => {
     const { sessionId } = await createSession(alice);
     const open = async (user: User, userDid: string) => {

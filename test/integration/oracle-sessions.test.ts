@@ -100,6 +100,21 @@ describe('oracle sessions (spec 001) with UCAN invocations', () => {
     expect(garbage.body.error.message).toBe('Invalid UCAN invocation');
   });
 
+  it('falls back to the delegation when the invocation beside it is spent (a resumed EventSource sends both again)', async () => {
+    const headers = {
+      authorization: `Bearer ${await alice.invocation()}`,
+      'x-auth-type': 'ucan',
+      'x-ucan-delegation': await alice.delegation(),
+    };
+    expect((await call('/sessions', { headers })).status).toBe(200);
+    expect((await call('/sessions', { headers })).status).toBe(200);
+    // A delegation that is not valid either: the invocation's refusal is the answer.
+    const spent = { ...headers, 'x-ucan-delegation': 'AAAA' };
+    const refused = await call('/sessions', { headers: spent });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.message).toBe('Invalid UCAN invocation');
+  });
+
   it('answers 503 on a deployment without ORACLE_DID', async () => {
     const other = await startHearth(env.config({ ROLE: 'gateway', ACTOR_PARTITIONS: '2' }), env.log, {
       migrate: false,

@@ -150,7 +150,7 @@ describe('UCAN authentication: which credential counts', () => {
     });
   });
 
-  it('lets a selected invocation decide over a delegation, with no fallback when it is invalid', async () => {
+  it('lets a valid invocation decide over a delegation, and falls back to the delegation when the invocation is refused', async () => {
     const { auth } = setup();
     const delegation = await archived(await mintDelegation({ issuer: other }));
     const valid = await mintInvocation();
@@ -160,16 +160,21 @@ describe('UCAN authentication: which credential counts', () => {
       via: 'invocation',
       expiration: T + 300,
     });
-    const expired = await mintInvocation({ expiration: T - 1 });
+    // Spent, expired or unreadable, the invocation gives way: the delegation alone would be accepted.
+    for (const refused of [valid, await mintInvocation({ expiration: T - 1 }), '%%%']) {
+      expect(await auth.authenticate(invocationHeaders(refused, { 'x-ucan-delegation': delegation }))).toMatchObject({
+        ok: true,
+        did: other.did(),
+        via: 'delegation',
+      });
+    }
+    // Both refused: the invocation's refusal is the answer.
     expectRejected(
-      await auth.authenticate(invocationHeaders(expired, { 'x-ucan-delegation': delegation })),
+      await auth.authenticate(
+        invocationHeaders(await mintInvocation({ expiration: T - 1 }), { 'x-ucan-delegation': 'garbage' }),
+      ),
       INVALID_INVOCATION_MESSAGE,
       'expired',
-    );
-    expectRejected(
-      await auth.authenticate(invocationHeaders('%%%', { 'x-ucan-delegation': delegation })),
-      INVALID_INVOCATION_MESSAGE,
-      'not-base64',
     );
   });
 });
@@ -611,12 +616,17 @@ describe('UCAN authentication: socket.io handshakes', () => {
     });
   });
 
-  it('lets an invalid invocation decide, and refuses non-string or absent credentials', async () => {
+  it('falls back to the delegation when the invocation is refused (a reconnect sends it again), and refuses non-string or absent credentials', async () => {
     const { auth } = setup();
     const delegation = await archived(await mintDelegation());
     const expired = await mintInvocation({ expiration: T - 1 });
+    expect(await auth.authenticateHandshake({ invocation: expired, ucanDelegation: delegation })).toMatchObject({
+      ok: true,
+      did: user.did(),
+      via: 'delegation',
+    });
     expectRejected(
-      await auth.authenticateHandshake({ invocation: expired, ucanDelegation: delegation }),
+      await auth.authenticateHandshake({ invocation: expired, ucanDelegation: 'garbage' }),
       INVALID_INVOCATION_MESSAGE,
       'expired',
     );

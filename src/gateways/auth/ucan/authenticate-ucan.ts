@@ -86,21 +86,30 @@ export function createUcanAuthenticator(opts: UcanAuthOptions): UcanAuthenticato
     };
   }
 
+  /**
+   * The invocation first (the spec's primary), the delegation as the fallback: also when an
+   * invocation is present but refused. An invocation is single-use, and socket.io-client (like an
+   * EventSource) sends the same credentials again on every automatic reconnect; with the fallback
+   * the reconnect stands on the delegation, which a client may present alone anyway. When both
+   * are refused, the invocation's refusal is the answer.
+   */
+  async function primaryOrFallback(invocation: unknown, delegation: unknown): Promise<UcanAuthResult> {
+    if (isAbsent(invocation)) {
+      return isAbsent(delegation) ? rejected(MISSING_UCAN_MESSAGE, failure('missing')) : byDelegation(delegation);
+    }
+    const primary = await byInvocation(invocation);
+    if (primary.ok || isAbsent(delegation)) return primary;
+    const fallback = await byDelegation(delegation);
+    return fallback.ok ? fallback : primary;
+  }
+
   return {
     async authenticate(headers) {
-      const bearer = selectedBearer(headers);
-      if (bearer !== undefined) return byInvocation(bearer);
-      const delegation = headers['x-ucan-delegation'];
-      if (!isAbsent(delegation)) return byDelegation(delegation);
-      return rejected(MISSING_UCAN_MESSAGE, failure('missing'));
+      return primaryOrFallback(selectedBearer(headers), headers['x-ucan-delegation']);
     },
 
     async authenticateHandshake(auth) {
-      const invocation = handshakeValue(auth.invocation);
-      if (!isAbsent(invocation)) return byInvocation(invocation);
-      const delegation = handshakeValue(auth.ucanDelegation);
-      if (!isAbsent(delegation)) return byDelegation(delegation);
-      return rejected(MISSING_UCAN_MESSAGE, failure('missing'));
+      return primaryOrFallback(handshakeValue(auth.invocation), handshakeValue(auth.ucanDelegation));
     },
 
     async checkDelegationForStore(rawBase64Car, callerDid) {
