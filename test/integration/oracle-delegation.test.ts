@@ -48,6 +48,14 @@ describe('oracle delegation store (spec 001)', () => {
     expect((await call('GET')).body).toEqual({ authorized: false });
   });
 
+  it('stores a delegation whose expiry is past any timestamp (exp 1e14) as one that does not expire, not a 500', async () => {
+    const far = await call('POST', { raw: await alice.delegation(1e14) });
+    expect(far.status).toBe(200);
+    expect(far.body.ok).toBe(true);
+    expect((await call('GET')).body).toEqual({ authorized: true });
+    expect(await call('DELETE')).toEqual({ status: 200, body: { ok: true } });
+  });
+
   it('refuses a delegation from another issuer, to another audience, expired, or malformed (400)', async () => {
     const fromBob = await call('POST', { raw: await bob.delegation() });
     expect(fromBob.status).toBe(400);

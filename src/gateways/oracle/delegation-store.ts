@@ -1,6 +1,9 @@
 import { seal } from '../../crypto/sealed.js';
 import type { Sql } from '../../store/db.js';
 
+/** 9999-12-31T23:59:59Z, in Unix seconds: the last instant every store and Date agree on. */
+const LAST_TIMESTAMP_S = 253_402_300_799;
+
 /** Stored delegations, sealed at rest; one per user DID (a new one replaces the old). */
 export class DelegationStore {
   constructor(
@@ -10,7 +13,8 @@ export class DelegationStore {
 
   async put(did: string, raw: string, expiration: number | undefined): Promise<void> {
     const sealed = seal(this.secret, 'oracle-delegation', raw);
-    const expires = expiration === undefined ? null : new Date(expiration * 1000);
+    // An expiry past what a timestamp holds (anyone may sign `exp: 1e14`) is no expiry at all.
+    const expires = expiration === undefined || !(expiration <= LAST_TIMESTAMP_S) ? null : new Date(expiration * 1000);
     await this.sql`
       INSERT INTO oracle_delegations (did, sealed, expires_at) VALUES (${did}, ${sealed}, ${expires})
       ON CONFLICT (did) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at, created_at = now()`;
