@@ -87,7 +87,10 @@ export class LedgerActor {
         if (this.held && !was) this.d.log.info({ owner: this.d.ownerId }, 'ledger writer lease taken');
       } catch (err) {
         this.held = false;
-        this.d.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'ledger lease renewal failed');
+        this.d.log.warn(
+          { err: publicReason(err instanceof Error ? err.message : String(err)) },
+          'ledger lease renewal failed',
+        );
       }
       await sleep(this.d.options.leaseMs / 3, signal);
     }
@@ -111,7 +114,8 @@ export class LedgerActor {
         if (signal.aborted) break;
         const reason = err instanceof Error ? err.message : String(err);
         const delay = backoff.next();
-        this.d.log.warn({ err: reason, part, retryInMs: delay }, 'ledger write failed');
+        // Cut like the recorded error: an RPC URL in the message may carry a provider's API key.
+        this.d.log.warn({ err: publicReason(reason), part, retryInMs: delay }, 'ledger write failed');
         await this.recordError(part, reason).catch(() => undefined);
         await sleep(delay, signal);
       }

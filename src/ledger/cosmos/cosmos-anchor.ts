@@ -11,6 +11,7 @@ import type {
 } from './anchor-types.js';
 import { BlockSigner } from './block-signer.js';
 import { broadcastOnce, type BroadcastOutcome } from './broadcast-outcome.js';
+import { publicReason } from '../public-reason.js';
 import { ChainConnection } from './chain-connection.js';
 
 export * from './anchor-errors.js';
@@ -204,7 +205,7 @@ export class CosmosAnchor {
     const { chainId } = await this.chain.status();
     if (chainId !== this.opts.chainId) {
       throw new Error(
-        `The RPC at ${this.opts.rpcUrl} serves chain ${chainId}, but LEDGER_CHAIN_ID is ${this.opts.chainId}`,
+        `The RPC at ${publicReason(this.opts.rpcUrl)} serves chain ${chainId}, but LEDGER_CHAIN_ID is ${this.opts.chainId}`,
       );
     }
     this.chainIdChecked = true;
