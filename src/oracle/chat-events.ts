@@ -14,6 +14,12 @@ export interface ChatEvent {
 
 /** Events kept per session stream (a turn writes tens to a few thousand). */
 const MAXLEN = 5_000;
+/**
+ * A session's stream outlives its last event by a day: long enough to resume any turn's stream,
+ * and a session left alone (or deleted) does not keep its events in Redis for ever. The
+ * transcript itself lives in PostgreSQL.
+ */
+const STREAM_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long one multi-stream read blocks; new followers join at the next read. */
 const BLOCK_MS = 100;
 
@@ -26,19 +32,24 @@ export async function emitChatEvent(
   event: string,
   data: Record<string, unknown>,
 ): Promise<void> {
-  await redis.xadd(
-    keys.chatEvents(sessionId),
-    'MAXLEN',
-    '~',
-    MAXLEN,
-    '*',
-    'requestId',
-    requestId,
-    'event',
-    event,
-    'data',
-    JSON.stringify(data),
-  );
+  const stream = keys.chatEvents(sessionId);
+  // Issued together, so they leave in one write (the connection pipelines a tick's commands).
+  await Promise.all([
+    redis.xadd(
+      stream,
+      'MAXLEN',
+      '~',
+      MAXLEN,
+      '*',
+      'requestId',
+      requestId,
+      'event',
+      event,
+      'data',
+      JSON.stringify(data),
+    ),
+    redis.pexpire(stream, STREAM_TTL_MS),
+  ]);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../actors/runtime/keys.js';
 import type { ClientCall } from './agent.js';
@@ -22,6 +23,20 @@ export interface TurnOfCall {
   sessionId: string;
   requestId: string;
   signal: AbortSignal;
+}
+
+/** The key that says a turn waits for the answer to `toolCallId` (any text: it is hashed). */
+export function awaitedKey(keys: Keys, sessionId: string, toolCallId: string): string {
+  return keys.chatAwaited(sessionId, createHash('sha256').update(toolCallId).digest('hex').slice(0, 32));
+}
+
+/**
+ * Takes the mark of a waiting call: true once, for the first answer while the turn still waits.
+ * The socket gateway relays only such answers, so a client cannot fill the session's stream
+ * with results nobody asked for.
+ */
+export async function takeAwaited(redis: Redis, keys: Keys, sessionId: string, toolCallId: string): Promise<boolean> {
+  return (await redis.del(awaitedKey(keys, sessionId, toolCallId))) === 1;
 }
 
 export type ClientAnswer =
@@ -59,6 +74,10 @@ export async function callClient(
     // An abort while the stream id was read has already fired: a listener added now never would.
     if (turn.signal.aborted) onAbort();
   });
+  // Marked before the call goes out, so the quickest answer finds the mark; it lapses a little
+  // after the wait (an answer after that would be dropped by the turn anyway).
+  const timeoutMs = d.clientCallTimeoutMs ?? CLIENT_CALL_TIMEOUT_MS;
+  await d.redis.set(awaitedKey(d.keys, turn.sessionId, call.toolCallId), '1', 'PX', timeoutMs + 5_000);
   await emitChatEvent(d.redis, d.keys, turn.sessionId, turn.requestId, events.call, events.payload);
   return answered;
 }

@@ -2,7 +2,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { fakeModel, type FakeModel } from '../support/fake-model.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
 
@@ -117,6 +117,41 @@ describe('client calls: browser tools and AG-UI actions answered over socket.io'
     });
     const body = (await res.json()) as { message: { content: string } };
     expect(body.message.content).toBe('The client said {"text":"Clean stoves"}');
+  });
+
+  it('relays one answer per waiting call: a second one, one for no call, or an oversized one is refused', async () => {
+    const { user, sessionId, socket } = await userWithSocket();
+    const errors: string[] = [];
+    socket.on('error', (e: { message: string }) => errors.push(e.message));
+    socket.on('browser_tool_call', (call: { toolCallId: string }) => {
+      // Too large first (refused, the call still waits), then the answer, then the same answer again.
+      socket.emit('tool_result', { toolCallId: call.toolCallId, sessionId, result: 'x'.repeat(300_000) });
+      socket.emit('tool_result', { toolCallId: call.toolCallId, sessionId, result: { text: 'first' } });
+      socket.emit('tool_result', { toolCallId: call.toolCallId, sessionId, result: { text: 'second' } });
+    });
+    const res = await send(user, sessionId, {
+      message: 'What does the page say?',
+      tools: [{ name: 'read_page', description: 'Reads the page', schema: { type: 'object' } }],
+    });
+    expect(((await res.json()) as { message: { content: string } }).message.content).toBe(
+      'The client said {"text":"first"}',
+    );
+    socket.emit('tool_result', { toolCallId: 'never-asked', sessionId, result: 1 });
+    const stream = `${env.prefix}:events:chat:${sessionId}`;
+    await eventually(
+      () => Promise.resolve(errors),
+      (e) => e.length === 3,
+      5_000,
+    );
+    expect(errors[0]).toMatch(/^tool_result too large/);
+    expect(errors.slice(1)).toEqual([
+      expect.stringMatching(/^tool_result for no waiting call/),
+      'tool_result for no waiting call (never-asked): answered, timed out, or never made',
+    ]);
+    // Exactly one tool_result reached the session's stream, and the stream does not live for ever.
+    const events = await env.redis.xrange(stream, '-', '+');
+    expect(events.filter(([, f]) => f[f.indexOf('event') + 1] === 'tool_result')).toHaveLength(1);
+    expect(await env.redis.pttl(stream)).toBeGreaterThan(0);
   });
 
   it('runs an AG-UI action: action_call to the room and the SSE stream, the result back to the model', async () => {

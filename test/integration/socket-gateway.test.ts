@@ -5,6 +5,7 @@ import { emitChatEvent } from '../../src/oracle/chat-events.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
+import { awaitedKey } from '../../src/oracle/client-calls.js';
 
 type User = Awaited<ReturnType<typeof ucanUser>>;
 
@@ -201,6 +202,8 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
   it('relays a tool_result to the session stream and answers a malformed one without a crash', async () => {
     const socket = open(a.port, { invocation: await alice.invocation() });
     await next(socket, 'connected');
+    // As a turn does before it sends the call: the answer to tc-1 is awaited.
+    await env.redis.set(awaitedKey(env.keys, sessionId, 'tc-1'), '1', 'PX', 10_000);
     const refused = next(socket, 'error');
     socket.emit('tool_result', { toolCallId: 'tc-1', result: { ok: 1 } });
     socket.emit('tool_result', { nope: true });

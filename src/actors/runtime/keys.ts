@@ -45,6 +45,11 @@ export interface Keys {
   chatTurnStart(sessionId: string, requestId: string): string;
   /** Marks a request id as used by a turn of the session (an id names one turn only). */
   chatTurnIdUsed(sessionId: string, requestId: string): string;
+  /**
+   * Present while a turn waits for the client's answer to one call (browser tool, AG-UI
+   * action), by the SHA-256 of its toolCallId: only such an answer is relayed, and only once.
+   */
+  chatAwaited(sessionId: string, toolCallDigest: string): string;
   /** Marks a supplier message signature as used (replay protection), by its SHA-256. */
   seenSignature(digest: string): string;
   /** Sorted set of live USSD sessions, scored by their last activity (ms). */
@@ -80,6 +85,7 @@ export function createKeys(prefix: string): Keys {
     chatTurn: (sessionId) => `${prefix}:chat:turn:${checkId(sessionId)}`,
     chatTurnStart: (sessionId, requestId) => `${prefix}:chat:turn-start:${checkId(sessionId)}:${checkId(requestId)}`,
     chatTurnIdUsed: (sessionId, requestId) => `${prefix}:chat:turn-id:${checkId(sessionId)}:${checkId(requestId)}`,
+    chatAwaited: (sessionId, digest) => `${prefix}:chat:awaited:${checkId(sessionId)}:${checkId(digest)}`,
     seenSignature: (digest) => `${prefix}:sig:${checkId(digest)}`,
     ussdLive: () => `${prefix}:ussd:live`,
     ussdSummaries: () => `${prefix}:ussd:sessions`,

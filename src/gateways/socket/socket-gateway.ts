@@ -5,6 +5,7 @@ import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import type { Logger } from '../../log.js';
 import { emitChatEvent, lastEventId, type ChatEventHub } from '../../oracle/chat-events.js';
+import { takeAwaited } from '../../oracle/client-calls.js';
 import type { UcanAuthenticator } from '../auth/ucan/index.js';
 import {
   actionCallResult,
@@ -28,6 +29,9 @@ export interface SocketDeps {
 }
 
 const now = () => new Date().toISOString();
+
+/** The largest client answer relayed to a turn (JSON characters): a page's text fits, a flood does not. */
+const MAX_RESULT_CHARS = 256 * 1024;
 
 /** Emits a server event whose payload has its declared type (see `serverPayloads`). */
 function send<E extends ServerEvent>(to: Socket, event: E, payload: ServerPayload<E>): void {
@@ -117,18 +121,20 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
     });
 
     function relay(event: string, parsed: { success: boolean; data?: { toolCallId: string } }): void {
-      if (!parsed.success || !parsed.data) {
-        send(socket, 'error', { message: `malformed ${event}`, sessionId, timestamp: now() });
-        return;
+      const refuse = (message: string) => send(socket, 'error', { message, sessionId, timestamp: now() });
+      if (!parsed.success || !parsed.data) return refuse(`malformed ${event}`);
+      const data = parsed.data;
+      if (JSON.stringify(data).length > MAX_RESULT_CHARS) {
+        return refuse(`${event} too large (over ${MAX_RESULT_CHARS} characters)`);
       }
-      emitChatEvent(
-        d.redis,
-        d.keys,
-        sessionId,
-        parsed.data.toolCallId,
-        event,
-        parsed.data as Record<string, unknown>,
-      ).catch((err: unknown) => d.log.warn({ err: String(err) }, 'tool result not relayed'));
+      // Only the first answer to a call a turn still waits for goes on the session's stream.
+      takeAwaited(d.redis, d.keys, sessionId, data.toolCallId)
+        .then(async (awaited) => {
+          if (!awaited)
+            return refuse(`${event} for no waiting call (${data.toolCallId}): answered, timed out, or never made`);
+          await emitChatEvent(d.redis, d.keys, sessionId, data.toolCallId, event, data);
+        })
+        .catch((err: unknown) => d.log.warn({ err: String(err) }, 'tool result not relayed'));
     }
   });
 
