@@ -10,7 +10,17 @@ export const MENU_PRODUCTS = 97;
  * The approved products a supplier may redeem for, by name: every one of them, not the newest
  * page of the registry (an older approved product must stay choosable).
  */
-export async function approvedProducts(sql: Sql, limit = MENU_PRODUCTS): Promise<Array<{ id: string; name: string }>> {
-  return sql<Array<{ id: string; name: string }>>`
-    SELECT id, name FROM products WHERE approved ORDER BY name, id LIMIT ${limit}`;
+export async function approvedProducts(
+  sql: Sql,
+  /** Only these (a monitoring plan's products); all approved ones when absent. */
+  among?: readonly string[],
+  limit = MENU_PRODUCTS,
+): Promise<Array<{ id: string; name: string }>> {
+  const rows = among
+    ? await sql<Array<{ id: string; name: string }>>`
+        SELECT id, name FROM products WHERE approved AND id = ANY(${sql.array([...among])}::text[])
+        ORDER BY name, id LIMIT ${limit}`
+    : await sql<Array<{ id: string; name: string }>>`
+        SELECT id, name FROM products WHERE approved ORDER BY name, id LIMIT ${limit}`;
+  return rows.map(({ id, name }) => ({ id, name }));
 }

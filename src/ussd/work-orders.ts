@@ -4,7 +4,7 @@ import { fromMicro, toMicro } from '../actors/voucher/money.js';
 import type { Redemption, VoucherState } from '../actors/voucher/messages.js';
 import { voucherView } from '../actors/voucher/representation.js';
 import { AppError } from '../errors/index.js';
-import type { Supplier } from '../store/registries/records.js';
+import type { Certificate, Product, Supplier } from '../store/registries/records.js';
 import type { Registry } from '../store/registries/registry.js';
 import type { VoucherReads } from '../store/voucher-reads.js';
 import type { PhoneOwner } from './phone-directory.js';
@@ -16,6 +16,7 @@ import { checkAnswers } from '../actors/survey/template.js';
 import { responseIdFor } from '../actors/survey/response-id.js';
 import type { Sql } from '../store/db.js';
 import { approvedProducts } from '../store/product-reads.js';
+import { checkProductApproved, checkProductInPlan } from '../gateways/vouchers/product-rule.js';
 import type { SurveyReads } from '../store/survey-reads.js';
 
 export interface WorkDeps {
@@ -24,6 +25,8 @@ export interface WorkDeps {
   surveys: SurveyReads;
   pins: PinStore;
   vouchers: VoucherReads;
+  products: Registry<Product>;
+  certificates: Registry<Certificate>;
   suppliers: Registry<Supplier>;
   client: ActorClient;
   clock: () => Date;
@@ -71,8 +74,7 @@ export async function carryOut(
       return { ok: true, data: { vouchers } };
     }
     case 'listProducts':
-      // Every approved product, by name; a long list pages with "98 More" on the phone.
-      return { ok: true, data: { products: [...(await approvedProducts(d.sql))] } };
+      return { ok: true, data: { products: await redeemableProducts(d, intent.voucherId) } };
     case 'redeem':
       return redeem(d, order.id, intent, phone, owner, now);
     case 'openSurvey': {
@@ -83,6 +85,19 @@ export async function carryOut(
     case 'submitSurvey':
       return submitSurvey(d, intent, owner);
   }
+}
+
+/**
+ * Every approved product, by name (a long list pages with "98 More" on the phone); those outside
+ * the monitoring plan of the voucher's certificate are left out, as redemption would refuse them.
+ */
+async function redeemableProducts(
+  d: WorkDeps,
+  voucherId: string | undefined,
+): Promise<Array<{ id: string; name: string }>> {
+  const voucher = voucherId ? await d.vouchers.get(voucherId) : undefined;
+  const plan = voucher ? (await d.certificates.get(voucher.emissionCertificateId))?.monitoringPlan : undefined;
+  return approvedProducts(d.sql, plan?.approvedProducts);
 }
 
 async function submitSurvey(
@@ -123,6 +138,9 @@ async function redeem(
   const supplier = await d.suppliers.get(owner.did);
   if (!supplier?.authorized) return { ok: false, reason: 'this supplier is not authorized to redeem' };
   try {
+    // Rule 4 as over HTTP: the product may have been withdrawn while the session was open.
+    await checkProductApproved(d, intent.productId);
+    await checkProductInPlan(d, intent.voucherId, intent.productId);
     const r = await d.client.ask<Redemption>('voucher', intent.voucherId, {
       kind: 'redeem',
       requestId: `ussd:${orderId}`,

@@ -183,12 +183,29 @@ describe('USSD gateway (spec 002) end to end', () => {
         key: s.implementerKey,
         body: { id, name: `Awaiting ${id}`, approved: false },
       });
+    // Approved, but outside this voucher's monitoring plan: not offered (a claim could not follow).
+    await a.call('POST', '/v1/products', {
+      key: s.implementerKey,
+      body: { id: 'out-of-plan', name: 'Aardvark gas', approved: true },
+    });
+    const inPlan = Array.from({ length: 11 }, (_, i) => `fuel-${String(i + 1).padStart(2, '0')}`);
+    const plan = {
+      approvedProducts: ['stove-1', 'aa-pending', ...inPlan],
+      acceptedCredentialTypes: ['ProductDeliveryCredential'],
+      claimWindowDays: 30,
+    };
+    const patched = await a.call('PATCH', '/v1/certificates/cert-ussd', {
+      key: s.implementerKey,
+      body: { monitoringPlan: plan },
+    });
+    expect(patched.status).toBe(200);
     const phone = ussd.session(sid(), SUPPLIER_PHONE);
     await phone.start();
     await phone.send('1');
     const first = await phone.send(voucherId);
     expect(first).toMatch(/^CON Choose the product:\n1 Clean stove\n2 Pellets 01 kg\n/);
     expect(first).not.toContain('Awaiting');
+    expect(first).not.toContain('Aardvark');
     expect(first).toContain('98 More');
     const pages = [first];
     while (pages.at(-1)!.includes('98 More')) pages.push(await phone.send('98'));

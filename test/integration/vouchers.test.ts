@@ -76,6 +76,11 @@ describe('vouchers (spec 000)', () => {
       (await a.call('POST', '/v1/products', { ...as, body: { id: 'kerosene', name: 'Kerosene', approved: false } }))
         .status,
     ).toBe(201);
+    // Approved, but in no certificate's monitoring plan here.
+    expect(
+      (await a.call('POST', '/v1/products', { ...as, body: { id: 'pellets', name: 'Pellets', approved: true } }))
+        .status,
+    ).toBe(201);
     for (const id of ['cert-1', 'cert-2', 'cert-3', 'cert-exp']) {
       expect((await a.call('POST', '/v1/certificates', { ...as, body: certificate(id) })).status).toBe(201);
     }
@@ -299,6 +304,12 @@ describe('vouchers (spec 000)', () => {
         'PRODUCT_NOT_APPROVED',
       ],
       ['rule 4: unknown product', () => redeem(voucherId, 1, { productId: 'nothing' }), 400, 'PRODUCT_NOT_APPROVED'],
+      [
+        "rule 4: an approved product outside the voucher's monitoring plan (no claim could follow)",
+        () => redeem(voucherId, 1, { productId: 'pellets' }),
+        400,
+        'PRODUCT_NOT_APPROVED',
+      ],
       ['unknown voucher', () => redeem('vch_nope', 1), 404, 'VOUCHER_NOT_FOUND'],
       [
         'another supplier DID than the key',

@@ -104,7 +104,7 @@ export function productRoutes({
     ...ledgerRoutes(g, new LedgerReads(sql)),
     ...ussdRoutes(
       g,
-      ussdDeps({ sql, redis, keys: redisKeys, client, clock, log, ussd, vouchers, suppliers }),
+      ussdDeps({ sql, redis, keys: redisKeys, client, clock, log, ussd, vouchers, products, certificates, suppliers }),
       ussd.deadlineMs,
     ),
   ];

@@ -14,6 +14,7 @@ import { guarded, type Guards } from './guard.js';
 import { pageQuery } from './pagination.js';
 import { requestIdOf } from './request-id.js';
 import { checkDates, issueBody, redeemBody, revokeBody, voucherListQuery } from './voucher-schemas.js';
+import { checkProductApproved, checkProductInPlan } from '../vouchers/product-rule.js';
 
 export interface VoucherDeps {
   client: ActorClient;
@@ -89,10 +90,7 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
         const supplier = await d.suppliers.get(body.supplierDid);
         if (!supplier?.authorized)
           throw new AppError('SUPPLIER_NOT_AUTHORIZED', 'this supplier is not authorized to redeem');
-        const product = await d.products.get(body.productId);
-        if (!product?.approved) {
-          throw new AppError('PRODUCT_NOT_APPROVED', `product ${body.productId} is not approved for the scheme`);
-        }
+        await checkProductApproved(d, body.productId);
         // A retry of a redemption applied long ago is answered from its record; one still in
         // flight is answered by the voucher, which remembers its latest requests.
         const requestId = requestIdOf(ctx, who);
@@ -106,6 +104,7 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
             throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for a different redemption');
           return json(201, redemptionView(applied));
         }
+        await checkProductInPlan({ ...d, vouchers: d.reads }, body.voucherId, body.productId);
         const redemption = await d.client.ask<Redemption>('voucher', body.voucherId, {
           kind: 'redeem',
           requestId,

@@ -3,7 +3,7 @@ import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import type { Logger } from '../../log.js';
 import type { Sql } from '../../store/db.js';
-import type { Supplier } from '../../store/registries/records.js';
+import type { Certificate, Product, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
 import type { VoucherReads } from '../../store/voucher-reads.js';
 import { SurveyReads } from '../../store/survey-reads.js';
@@ -34,6 +34,8 @@ export function ussdDeps(d: {
   log: Logger;
   ussd: UssdOptions;
   vouchers: VoucherReads;
+  products: Registry<Product>;
+  certificates: Registry<Certificate>;
   suppliers: Registry<Supplier>;
 }): HopDeps {
   const pins = new PinStore(d.sql, d.ussd.pinKey);
@@ -51,6 +53,8 @@ export function ussdDeps(d: {
       surveys: new SurveyReads(d.sql),
       pins,
       vouchers: d.vouchers,
+      products: d.products,
+      certificates: d.certificates,
       suppliers: d.suppliers,
       client: d.client,
       clock: d.clock,

@@ -22,7 +22,7 @@ export type Intent =
   | { op: 'setPin'; pinMac: string }
   | { op: 'changePin'; currentMac: string; nextMac: string }
   | { op: 'listVouchers'; pinMac: string }
-  | { op: 'listProducts' }
+  | { op: 'listProducts'; voucherId?: string }
   | { op: 'openSurvey' }
   | { op: 'submitSurvey'; surveyId: string; answers: Record<string, Record<string, string[] | number>> }
   | { op: 'redeem'; pinMac: string; voucherId: string; productId: string; amount: number }

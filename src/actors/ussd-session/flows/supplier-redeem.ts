@@ -39,7 +39,7 @@ export function supplierRedeemFlow(mac: MacPin): FlowDefinition {
         accept((v) => /^[A-Za-z0-9_-]{3,64}$/.test(v), 'redeem_products', 'voucherId'),
       ]),
       redeem_products: work(
-        () => ({ op: 'listProducts' }),
+        (c) => ({ op: 'listProducts', voucherId: String(c.data.voucherId) }),
         [
           { guard: isOk, target: 'redeem_product', actions: keepResult },
           { target: 'menu', actions: notice('common.unavailable') },
