@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { ModelError } from './model-error.js';
 
 /** A model silent this long (no headers, no next chunk) is given up on, and the turn with it. */
 export const MODEL_IDLE_TIMEOUT_MS = 120_000;
@@ -41,7 +42,7 @@ export function postForStream(
     // Covers the wait for headers and every gap between body chunks (the socket's idle time);
     // the reader of the body sees this reason, not a bare "aborted".
     req.setTimeout(idleTimeoutMs, () => {
-      const err = new Error(`the language model sent nothing for ${idleTimeoutMs / 1000} s`);
+      const err = new ModelError(`the language model sent nothing for ${idleTimeoutMs / 1000} s`, 'timeout', true);
       response?.destroy(err);
       req.destroy(err);
     });

@@ -2,6 +2,7 @@ import type { Agent, AgentSink, AgentTurn, ToolCallRecord } from './agent.js';
 import { runOracleTool } from './run-tool.js';
 import { postForStream } from './http-stream.js';
 import type { OracleTool } from './tools.js';
+import { modelErrorForStatus } from './model-error.js';
 
 interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -71,7 +72,7 @@ export function openAiAgent(o: {
         if (!res) break;
         if (res.statusCode !== 200) {
           res.resume();
-          throw new Error(`the language model answered ${res.statusCode}`);
+          throw modelErrorForStatus(res.statusCode ?? 0);
         }
         const pending = new Map<number, { id: string; name: string; args: string }>();
         for await (const delta of deltas(res, turn.signal)) {

@@ -7,6 +7,7 @@ import type { AgActionDeclaration, Agent, BrowserToolDeclaration, ToolCallRecord
 import { emitChatEvent, isAbortOf, type ChatEventHub } from './chat-events.js';
 import { keepTurn, releaseTurn } from './turn-mark.js';
 import { askBrowser, runAction, type ClientCallDeps } from './client-calls.js';
+import { failureOf } from './model-error.js';
 
 export interface TurnDeps extends ClientCallDeps {
   /** Follows the session's stream for the client's answers to browser tools and actions. */
@@ -115,10 +116,10 @@ export async function runTurn(
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     d.log.warn({ err: message, sessionId: t.sessionId }, 'agent turn failed');
+    // What the client should do: wait (rate_limit), pay (billing), sign in again (auth), retry…
     await emit('error', {
       error: 'the agent could not answer',
-      kind: 'server',
-      retryable: true,
+      ...failureOf(err),
       sessionId: t.sessionId,
       requestId: t.requestId,
       timestamp: stamp(),

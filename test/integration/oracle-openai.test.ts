@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { openAiAgent } from '../../src/oracle/openai-agent.js';
@@ -108,6 +110,52 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
     };
     expect(transcript.messages.map((m) => m.content)).toEqual(['How many vouchers do I have?', 'You have 0 vouchers.']);
   });
+  it("tells the client what a provider's refusal means: the SSE error's kind and retryable", async () => {
+    // A provider that refuses every call with `status`.
+    let status = 429;
+    const provider = createServer((req, res) => {
+      req.resume();
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{"error":{"message":"no"}}');
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
+    const other = await startHearth(
+      env.config({ ROLE: 'gateway', ACTOR_PARTITIONS: '2', ORACLE_DID: oracleDid, LLM_BASE_URL: url }),
+      env.log,
+      { migrate: false },
+    );
+    try {
+      const user = await ucanUser(oracleDid);
+      const base = `http://127.0.0.1:${other.port}`;
+      const errorOf = async (): Promise<Record<string, unknown>> => {
+        const created = await fetch(`${base}/sessions`, { method: 'POST', headers: await user.headers() });
+        const { sessionId } = (await created.json()) as { sessionId: string };
+        const res = await fetch(`${base}/messages/${sessionId}`, {
+          method: 'POST',
+          headers: { ...(await user.headers()), 'content-type': 'application/json' },
+          body: JSON.stringify({ message: 'hi', stream: true }),
+        });
+        const frame = (await res.text()).split('\n\n').find((f) => f.startsWith('event: error'));
+        return JSON.parse(frame!.split('\n')[1]!.slice(6)) as Record<string, unknown>;
+      };
+      for (const [code, kind, retryable] of [
+        [429, 'rate_limit', true],
+        [402, 'billing', false],
+        [401, 'auth', false],
+        [503, 'server', true],
+      ] as const) {
+        status = code;
+        expect(await errorOf(), String(code)).toMatchObject({ kind, retryable });
+      }
+      // Nobody listening at all: the network.
+      provider.closeAllConnections();
+      await new Promise((resolve) => provider.close(resolve));
+      expect(await errorOf()).toMatchObject({ kind: 'network', retryable: true });
+    } finally {
+      await other.close();
+      provider.close();
+    }
+  });
 });
 
 describe('OpenAI-compatible provider that goes silent', () => {
@@ -137,7 +185,11 @@ describe('OpenAI-compatible provider that goes silent', () => {
       message: 'hi',
       signal: new AbortController().signal,
     };
-    await expect(agent.run(turn, sink)).rejects.toThrow('the language model sent nothing for 0.3 s');
+    await expect(agent.run(turn, sink)).rejects.toMatchObject({
+      message: 'the language model sent nothing for 0.3 s',
+      kind: 'timeout',
+      retryable: true,
+    });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(tokens).toEqual(['Hel']);
     await silent.close();
