@@ -128,6 +128,29 @@ describe('/docs', () => {
     expect(documented).not.toContain('GET /v1/diagnostics/echo');
   });
 
+  it('documents how each route authenticates, the one error body, Idempotency-Key and SSE answers', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- reading the JSON document
+    const doc = (await (await fetch(`${base}/docs/openapi.json`)).json()) as any;
+    const ucan = [{ ucanInvocation: [], ucanSelector: [] }, { ucanDelegation: [] }];
+    expect(doc.paths['/sessions'].post.security).toEqual(ucan);
+    expect(doc.paths['/messages/{sessionId}'].post.security).toEqual(ucan);
+    expect(doc.paths['/'].get.security).toEqual([]); // the landing is public
+    expect(doc.paths['/v1/vouchers/redeem'].post.security).toBeUndefined(); // the document's default: an API key
+    expect(doc.components.securitySchemes.ucanDelegation).toMatchObject({ in: 'header', name: 'x-ucan-delegation' });
+    expect(doc.components.schemas.Error.required).toEqual(['statusCode', 'message', 'error']);
+    const names = (op: { parameters: Array<{ name: string }> }) => op.parameters.map((p) => p.name);
+    expect(names(doc.paths['/v1/vouchers/redeem'].post)).toContain('Idempotency-Key');
+    expect(names(doc.paths['/sessions'].post)).not.toContain('Idempotency-Key');
+    expect(names(doc.paths['/api/ussd'].post)).not.toContain('Idempotency-Key');
+    expect(Object.keys(doc.paths['/messages/{sessionId}'].post.responses['200'].content)).toEqual([
+      'application/json',
+      'text/event-stream',
+    ]);
+    expect(doc.paths['/messages/{sessionId}/stream'].get.responses['200'].content['text/event-stream'].schema).toEqual({
+      type: 'string',
+    });
+  });
+
   it('keeps src/version.ts equal to package.json', () => {
     expect(version).toBe((JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
   });

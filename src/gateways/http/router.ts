@@ -15,12 +15,14 @@ export interface RouteDoc {
   responses: Record<number, string>;
   /** Media types the body may come in. Default `application/json`. */
   bodyTypes?: readonly string[];
-  /** Media type of the answers below 400. Default `application/json`. */
-  responseType?: string;
+  /** Media type(s) of the answers below 400. Default `application/json`. */
+  responseType?: string | readonly string[];
   /** The shape of the 200 answer, when it is worth documenting. */
   responseBody?: z.ZodType;
   /** No API key needed. */
   public?: boolean;
+  /** How the caller authenticates (default an API key): `ucan` for the oracle's routes (spec 001). */
+  auth?: 'apiKey' | 'ucan';
 }
 
 export interface RouteSpec {

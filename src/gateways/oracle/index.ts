@@ -66,7 +66,7 @@ export function oracleRoutes(d: OracleDeps & { hub: ChatEventHub; auth: UcanAuth
     ...oracleTools({ sql: d.sql, vouchers: new VoucherReads(d.sql), clock: d.clock }),
     ...plugins.flatMap((p) => p.tools ?? []),
   ];
-  return [
+  const routes = [
     landingRoute(config.ORACLE_NAME),
     ...sessionRoutes(auth, { client: d.client, reads: new ChatReads(d.sql), oracle }),
     ...delegationRoutes(auth, { store, oracleDid: oracle.did, clock: d.clock }),
@@ -86,4 +86,6 @@ export function oracleRoutes(d: OracleDeps & { hub: ChatEventHub; auth: UcanAuth
     }),
     ...plugins.flatMap((p) => pluginRoutes(p, auth)),
   ];
+  // Documented as they are checked: a UCAN, not an API key (public ones need neither).
+  return routes.map((r) => (r.doc.public ? r : { ...r, doc: { ...r.doc, auth: 'ucan' as const } }));
 }

@@ -60,6 +60,7 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
         summary:
           'Follow the turn in flight from any gateway: its SSE events from its start (or after Last-Event-ID), through done; 204 when none (UCAN; its owner only)',
         tag: 'oracle',
+        responseType: 'text/event-stream',
         responses: { 200: 'text/event-stream, frames with id:', 204: 'no turn in flight' },
       },
       handler: ucanGuarded(auth, async (ctx, who) => {
@@ -100,6 +101,7 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
         summary: 'Send a message: one JSON reply, or an SSE stream with `stream: true` (UCAN; its owner only)',
         tag: 'oracle',
         body: sendMessageBody,
+        responseType: ['application/json', 'text/event-stream'],
         responses: { 200: '{message: {type, content, id}, sessionId, messages?} or text/event-stream' },
       },
       // A whole turn without `stream` waits on the model (bounded by its idle timeout and the
