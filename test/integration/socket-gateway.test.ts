@@ -24,7 +24,16 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
     const oracleDid = await oracleIdentity();
     a = await startHearth(env.config({ ACTOR_PARTITIONS: '2', ORACLE_DID: oracleDid }), env.log);
     // Process B: a gateway of its own, as in production.
-    b = spawnHearth(env.env({ ROLE: 'gateway', ACTOR_PARTITIONS: '2', ORACLE_DID: oracleDid, LOG_LEVEL: 'info' }));
+    // B lists its browser origins (CORS_ORIGIN); A allows any.
+    b = spawnHearth(
+      env.env({
+        ROLE: 'gateway',
+        ACTOR_PARTITIONS: '2',
+        ORACLE_DID: oracleDid,
+        LOG_LEVEL: 'info',
+        CORS_ORIGIN: 'https://app.example',
+      }),
+    );
     bPort = Number((await b.waitFor((l) => l.msg === 'hearth listening')).port);
     alice = await ucanUser(oracleDid);
     bob = await ucanUser(oracleDid);
@@ -40,13 +49,14 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
   });
 
   /** Connects as a client of the ixo runtime does: websocket only, sessionId query, auth object. */
-  function open(port: number, auth: Record<string, unknown>, sid = sessionId): Socket {
+  function open(port: number, auth: Record<string, unknown>, sid = sessionId, origin?: string): Socket {
     const socket = connect(`http://127.0.0.1:${port}`, {
       path: '/socket.io',
       transports: ['websocket'],
       query: { sessionId: sid },
       auth,
       reconnection: false,
+      ...(origin ? { extraHeaders: { origin } } : {}),
     });
     sockets.push(socket);
     return socket;
@@ -91,6 +101,16 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
   it('accepts a delegation as the fallback credential', async () => {
     const socket = open(a.port, { ucanDelegation: await alice.delegation() });
     expect(await next(socket, 'connected')).toMatchObject({ sessionId });
+  });
+
+  it('takes browser sockets from the origins CORS_ORIGIN lists only (any origin where it is *)', async () => {
+    await next(open(bPort, { invocation: await alice.invocation() }, sessionId, 'https://app.example'), 'connected');
+    const foreign = await next<Error>(
+      open(bPort, { invocation: await alice.invocation() }, sessionId, 'https://evil.example'),
+      'connect_error',
+    );
+    expect(foreign.message).toBeTruthy();
+    await next(open(a.port, { invocation: await alice.invocation() }, sessionId, 'https://evil.example'), 'connected');
   });
 
   it("refuses handshakes with no credential, a bad one, no sessionId, or another user's session", async () => {

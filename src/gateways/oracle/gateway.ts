@@ -23,7 +23,17 @@ export async function startOracleGateway(d: OracleDeps): Promise<{
   const auth = createOracleAuth(d.config, d.redis);
   return {
     routes: oracleRoutes({ ...d, hub, auth }),
-    attach: (app) => attachSocketGateway({ app, auth, client: d.client, hub, redis: d.redis, keys: d.keys, log }),
+    attach: (app) =>
+      attachSocketGateway({
+        app,
+        auth,
+        client: d.client,
+        hub,
+        redis: d.redis,
+        keys: d.keys,
+        log,
+        corsOrigin: d.config.CORS_ORIGIN,
+      }),
     close: () => hub.close(),
   };
 }

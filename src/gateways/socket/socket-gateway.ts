@@ -7,6 +7,7 @@ import type { Logger } from '../../log.js';
 import { emitChatEvent, lastEventId, type ChatEventHub } from '../../oracle/chat-events.js';
 import { takeAwaited } from '../../oracle/client-calls.js';
 import type { UcanAuthenticator } from '../auth/ucan/index.js';
+import { corsOrigins } from '../http/cors.js';
 import {
   actionCallResult,
   clientEvents,
@@ -26,6 +27,8 @@ export interface SocketDeps {
   redis: Redis;
   keys: Keys;
   log: Logger;
+  /** CORS_ORIGIN: the browser origins allowed, as for HTTP. */
+  corsOrigin: string;
 }
 
 const now = () => new Date().toISOString();
@@ -46,7 +49,18 @@ function send<E extends ServerEvent>(to: Socket, event: E, payload: ServerPayloa
  * turn on any process reaches sockets on every process.
  */
 export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promise<void> } {
-  const io = new Server({ path: '/socket.io', serveClient: false, cors: { origin: '*' } });
+  const { any, allowed } = corsOrigins(d.corsOrigin);
+  const io = new Server({
+    path: '/socket.io',
+    serveClient: false,
+    cors: any ? { origin: '*' } : { origin: [...allowed], credentials: true },
+    // CORS binds the polling transport only; a browser's WebSocket from an origin not listed is
+    // refused here (a client with no Origin header, not a browser, is not concerned).
+    allowRequest: (req, done) => {
+      const origin = req.headers.origin;
+      done(null, any || origin === undefined || allowed.has(origin));
+    },
+  });
   io.attachApp(d.app);
   /** Each session room's follower of its Redis stream (the unsubscribe, once it follows). */
   const rooms = new Map<string, Promise<() => void>>();
