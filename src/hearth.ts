@@ -152,6 +152,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     const health = healthRoute({
       redis,
       sql,
+      log,
       details: { ledger: async () => ({ backend: config.LEDGER_BACKEND, ...(await ledgerReads.status()) }) },
     });
     const router = new Router().add(health).add(metricsRoute({ metrics, redis, keys, types }));

@@ -126,7 +126,9 @@ describe('HTTP gateway', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(503);
-    expect(((await health.json()) as { checks: Record<string, string> }).checks.redis).toMatch(/^unreachable/);
+    const redisCheck = ((await health.json()) as { checks: Record<string, string> }).checks.redis;
+    expect(redisCheck).toMatch(/^unreachable/);
+    expect(redisCheck).not.toContain('127.0.0.1');
 
     redisProxy.restore();
     let status = 0;
@@ -145,6 +147,9 @@ describe('HTTP gateway', () => {
     expect(body.status).toBe('error');
     expect(body.checks.redis).toBe('ok');
     expect(body.checks.postgres).toMatch(/^unreachable/);
+    // A public route: the cause's code at most, never the driver's message with hosts and ports.
+    expect(body.checks.postgres).toMatch(/^unreachable(: [A-Z0-9_]+|: no answer within \d+ ms)?$/);
+    expect(body.checks.postgres).not.toContain('127.0.0.1');
     pgProxy.restore();
     let status = 0;
     for (let i = 0; i < 30 && status !== 200; i++) {

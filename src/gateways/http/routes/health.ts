@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { Logger } from '../../../log.js';
 import type { Sql } from '../../../store/db.js';
 import { json } from '../reply.js';
 import type { RouteSpec } from '../router.js';
@@ -17,18 +18,29 @@ function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
   ]);
 }
 
-async function check(run: () => Promise<unknown>, what: string): Promise<string> {
+/**
+ * `ok`, or `unreachable: <cause>` with only the error's code (ECONNREFUSED, a timeout…): the
+ * route is public, and a driver's message names hosts and addresses. The whole message goes to
+ * the log.
+ */
+async function check(run: () => Promise<unknown>, what: string, log: Logger | undefined): Promise<string> {
   try {
     await withTimeout(run(), what);
     return 'ok';
   } catch (err) {
-    return `unreachable: ${err instanceof Error ? err.message : String(err)}`;
+    const message = err instanceof Error ? err.message : String(err);
+    log?.warn({ part: what, err: message }, 'health check failed');
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code)) return `unreachable: ${code}`;
+    return message.includes('did not answer') ? `unreachable: no answer within ${CHECK_TIMEOUT_MS} ms` : 'unreachable';
   }
 }
 
 export interface HealthDeps {
   redis: Redis;
   sql: Sql;
+  /** Where a failing check's whole error goes (the body shows its code only). */
+  log?: Logger;
   /**
    * Parts reported in the body without deciding the status (the ledger: a backlog waiting for
    * a chain must not take a gateway out of its load balancer). A failing one shows its error.
@@ -52,8 +64,8 @@ export function healthRoute(d: HealthDeps): RouteSpec {
     },
     async handler() {
       const [redis, postgres, ...details] = await Promise.all([
-        check(() => d.redis.ping(), 'redis'),
-        check(() => d.sql`select 1`, 'postgres'),
+        check(() => d.redis.ping(), 'redis', d.log),
+        check(() => d.sql`select 1`, 'postgres', d.log),
         ...Object.values(d.details ?? {}).map((f) =>
           withTimeout(f(), 'detail').catch((e: unknown) => ({ error: e instanceof Error ? e.message : String(e) })),
         ),
