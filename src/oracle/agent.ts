@@ -37,8 +37,20 @@ export interface AgentTurn {
   /** The authenticated caller: tools act for this DID only. */
   did: string;
   message: string;
+  /**
+   * The files the user attached (Matrix media): their names and types, and where they are.
+   * hearth does not fetch them (it holds no Matrix access); the model is told they are there.
+   */
+  attachments?: AttachmentRef[];
   timezone?: string;
   signal: AbortSignal;
+}
+
+export interface AttachmentRef {
+  filename: string;
+  mimetype: string;
+  /** Its mxc:// (or http) URI, or the Matrix event that carries it. */
+  ref: string;
 }
 
 /** What an agent reports while it works (the runner turns these into SSE / socket events). */

@@ -1,4 +1,4 @@
-import type { Agent, AgentSink, AgentTurn, ToolCallRecord } from './agent.js';
+import type { Agent, AgentSink, AgentTurn, AttachmentRef, ToolCallRecord } from './agent.js';
 import { runOracleTool } from './run-tool.js';
 import { postForStream } from './http-stream.js';
 import type { OracleTool } from './tools.js';
@@ -50,7 +50,7 @@ export function openAiAgent(o: {
       const functions = [...declared, ...clientSide];
       const messages: ChatMessage[] = [
         { role: 'system', content: turn.timezone ? `${SYSTEM} The user's time zone is ${turn.timezone}.` : SYSTEM },
-        { role: 'user', content: turn.message },
+        { role: 'user', content: withAttachments(turn.message, turn.attachments) },
       ];
       const calls: ToolCallRecord[] = [];
       let content = '';
@@ -174,4 +174,14 @@ async function* deltas(body: AsyncIterable<Uint8Array>, signal: AbortSignal): As
     if (signal.aborted) return;
     throw err;
   }
+}
+
+/**
+ * The user's message with what they attached named after it: hearth cannot open Matrix media,
+ * but the model can say what it was given rather than act as if nothing came with the message.
+ */
+export function withAttachments(message: string, attachments: readonly AttachmentRef[] | undefined): string {
+  if (!attachments?.length) return message;
+  const list = attachments.map((a) => `- ${a.filename} (${a.mimetype}) ${a.ref}`).join('\n');
+  return `${message}\n\n[The user attached these files; their contents are not available to you:\n${list}]`;
 }

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { ActorClient } from '../actors/runtime/actor-client.js';
 import type { Keys } from '../actors/runtime/keys.js';
 import type { Logger } from '../log.js';
-import type { AgActionDeclaration, Agent, BrowserToolDeclaration, ToolCallRecord } from './agent.js';
+import type { AgActionDeclaration, Agent, AttachmentRef, BrowserToolDeclaration, ToolCallRecord } from './agent.js';
 import { emitChatEvent, isAbortOf, type ChatEventHub } from './chat-events.js';
 import { keepTurn, releaseTurn } from './turn-mark.js';
 import { askBrowser, runAction, type ClientCallDeps } from './client-calls.js';
@@ -22,6 +22,7 @@ export interface TurnDeps extends ClientCallDeps {
 export interface TurnInput {
   browserTools?: BrowserToolDeclaration[];
   agActions?: AgActionDeclaration[];
+  attachments?: AttachmentRef[];
   sessionId: string;
   requestId: string;
   did: string;
@@ -73,6 +74,7 @@ export async function runTurn(
         signal: abort.signal,
         ...(t.browserTools ? { browserTools: t.browserTools } : {}),
         ...(t.agActions ? { agActions: t.agActions } : {}),
+        ...(t.attachments ? { attachments: t.attachments } : {}),
       },
       {
         token: (content) => emit('message', { content, timestamp: stamp() }),

@@ -110,6 +110,34 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
     };
     expect(transcript.messages.map((m) => m.content)).toEqual(['How many vouchers do I have?', 'You have 0 vouchers.']);
   });
+  it('tells the model what the user attached (names, types, references), not as if nothing came', async () => {
+    const user = await ucanUser(oracleDid);
+    const base = `http://127.0.0.1:${hearth.port}`;
+    const created = await fetch(`${base}/sessions`, { method: 'POST', headers: await user.headers() });
+    const { sessionId } = (await created.json()) as { sessionId: string };
+    const before = llm.requests.length;
+    const res = await fetch(`${base}/messages/${sessionId}`, {
+      method: 'POST',
+      headers: { ...(await user.headers()), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        message: 'Is this receipt fine?',
+        attachments: [
+          { mxcUri: 'mxc://matrix.example/abc', filename: 'receipt.pdf', mimetype: 'application/pdf' },
+          { eventId: '$evt1', filename: 'stove.jpg', mimetype: 'image/jpeg' },
+        ],
+      }),
+    });
+    expect(res.status).toBe(200);
+    const prompt = llm.requests[before]!.messages.find((m: { role: string }) => m.role === 'user').content as string;
+    expect(prompt).toMatch(/^Is this receipt fine\?\n\n\[The user attached/);
+    expect(prompt).toContain('- receipt.pdf (application/pdf) mxc://matrix.example/abc');
+    expect(prompt).toContain('- stove.jpg (image/jpeg) $evt1');
+    // The transcript keeps what the user typed.
+    const transcript = await fetch(`${base}/messages/${sessionId}`, { headers: await user.headers() });
+    const { messages } = (await transcript.json()) as { messages: Array<{ type: string; content: string }> };
+    expect(messages.find((m) => m.type === 'human')?.content).toBe('Is this receipt fine?');
+  });
+
   it("tells the client what a provider's refusal means: the SSE error's kind and retryable", async () => {
     // A provider that refuses every call with `status`.
     let status = 429;

@@ -132,6 +132,15 @@ export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDep
           timezone: body.timezone ?? ctx.headers['x-timezone'],
           ...(body.tools ? { browserTools: body.tools } : {}),
           ...(body.agActions ? { agActions: body.agActions } : {}),
+          ...(body.attachments
+            ? {
+                attachments: body.attachments.map((a) => ({
+                  filename: a.filename,
+                  mimetype: a.mimetype,
+                  ref: a.mxcUri ?? a.eventId ?? '',
+                })),
+              }
+            : {}),
           from,
         };
         try {
