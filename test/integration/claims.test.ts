@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api, type Api } from '../support/api.js';
@@ -46,7 +47,8 @@ describe('claims (spec 000)', () => {
   });
 
   it('accepts a claim with a proof signed by the supplier over the redemption (201)', async () => {
-    const r = await post(claim(redemptionId, compactJws(s.supplier, { redemptionId, delivered: true })));
+    const proof = compactJws(s.supplier, { redemptionId, delivered: true });
+    const r = await post(claim(redemptionId, proof));
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
       redemptionId,
@@ -57,7 +59,11 @@ describe('claims (spec 000)', () => {
       status: 'submitted',
     });
     expect((await a.call('GET', `/v1/claims/${r.body.id}`, { key: s.implementerKey })).body.id).toBe(r.body.id);
-    expect(await ledgerRecords(env.sql, { type: 'claim.submitted' })).toHaveLength(1);
+    const onLedger = await ledgerRecords(env.sql, { type: 'claim.submitted' });
+    expect(onLedger).toHaveLength(1);
+    // The proof's digest, not the proof: which delivery proof was accepted, checkable by its holder.
+    expect(onLedger[0]!.payload.proofDigest).toBe(createHash('sha256').update(proof).digest('hex'));
+    expect(JSON.stringify(onLedger[0]!.payload)).not.toContain(proof);
   });
 
   it('refuses a second claim for the same redemption (409)', async () => {

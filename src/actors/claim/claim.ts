@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ledgerEntry } from '../ledger-effect.js';
 import { z } from 'zod';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
@@ -51,11 +52,14 @@ export function decideClaim(
   }
   const { kind: _k, ...fields } = msg;
   const claim: ClaimState = { id: ctx.id(0), ...fields, status: 'submitted', createdAt: ctx.now.toISOString() };
-  const { proof: _p, requestId: _r, ...record } = claim;
+  const { proof, requestId: _r, ...record } = claim;
+  // The proof stays off the ledger (it is the supplier's document), its SHA-256 goes on: the
+  // ledger then shows which delivery proof claim rule 1 accepted, and anyone holding it can check.
+  const proofDigest = createHash('sha256').update(proof).digest('hex');
   return {
     state: claim,
     reply: claim,
-    effects: [ledgerEntry('claim.submitted', { ...record, at: claim.createdAt })],
+    effects: [ledgerEntry('claim.submitted', { ...record, proofDigest, at: claim.createdAt })],
   };
 }
 
