@@ -43,7 +43,10 @@ export const errorCodes = {
     status: 404,
     doc: 'The entry is in the outbox, waiting for its block (at most LEDGER_BATCH_MS while the writer is healthy); retry.',
   },
-  VOUCHER_NOT_ACTIVE: { status: 409, doc: 'Redemption rule 1: the voucher is redeemed or revoked.' },
+  VOUCHER_NOT_ACTIVE: {
+    status: 409,
+    doc: 'Redemption rule 1: the voucher is redeemed or revoked, or before its issuance date.',
+  },
   VOUCHER_EXPIRED: { status: 409, doc: 'Redemption rule 1: the voucher is past its expiry date.' },
   SUPPLIER_NOT_AUTHORIZED: { status: 403, doc: 'Redemption rule 2: the supplier is unknown or not authorized.' },
   SUPPLIER_DID_MISMATCH: { status: 403, doc: "supplierDid is not the DID of the caller's key." },

@@ -524,4 +524,33 @@ describe('vouchers (spec 000)', () => {
       expect(other.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
     });
   });
+
+  // Last: it adds a voucher and a redemption, which the counts above do not expect.
+  describe('a voucher dated ahead', () => {
+    it('rule 1: refuses a voucher before its issuance date (409), and redeems it from that day', async () => {
+      const cert = await a.call('POST', '/v1/certificates', { key: implementerKey, body: certificate('cert-ahead') });
+      expect(cert.status).toBe(201);
+      const ahead = await a.call('POST', '/v1/vouchers/issue', {
+        key: implementerKey,
+        body: issue('cert-ahead', {
+          attributes: { batchId: 'b1', issuanceDate: '2026-06-02', expiryDate: '2026-12-31' },
+        }),
+      });
+      expect(ahead.status).toBe(201);
+      const early = await a.call('POST', '/v1/vouchers/redeem', { key: supplierKey, body: redeem(ahead.body.id, 1) });
+      expect(early.status).toBe(409);
+      expect(early.body.error.code).toBe('VOUCHER_NOT_ACTIVE');
+      expect(early.body.message).toMatch(/valid from 2026-06-02/);
+      now = new Date('2026-06-02T00:00:00Z');
+      try {
+        const onTheDay = await a.call('POST', '/v1/vouchers/redeem', {
+          key: supplierKey,
+          body: redeem(ahead.body.id, 1),
+        });
+        expect(onTheDay.status).toBe(201);
+      } finally {
+        now = new Date('2026-06-01T10:00:00Z');
+      }
+    });
+  });
 });

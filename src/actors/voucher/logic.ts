@@ -101,6 +101,16 @@ export function decideVoucher(
       if (state.status !== 'active') {
         return { state, rejection: reject('VOUCHER_NOT_ACTIVE', `voucher ${state.id} is ${state.status}`) };
       }
+      // Rule 1, "active": not before the day it was issued for (an issue may be dated ahead).
+      if (state.attributes.issuanceDate > ctx.now.toISOString().slice(0, 10)) {
+        return {
+          state,
+          rejection: reject(
+            'VOUCHER_NOT_ACTIVE',
+            `voucher ${state.id} is valid from ${state.attributes.issuanceDate}, its issuance date`,
+          ),
+        };
+      }
       if (isExpired(state, ctx.now)) {
         return {
           state,
