@@ -66,6 +66,10 @@ describe('oracle delegation store (spec 001)', () => {
     expect((await call('POST', { raw: 'not a car' })).status).toBe(400);
     expect((await call('POST', { raw: await alice.delegation(), extra: 1 })).status).toBe(400);
     expect((await call('POST', { raw: await alice.delegation(), issuer: bob.did })).status).toBe(400);
+    // An expiration given beside the CAR must be the CAR's own.
+    const wrongExpiry = await call('POST', { raw: await alice.delegation(3600), expiration: 1 });
+    expect(wrongExpiry.status).toBe(400);
+    expect(wrongExpiry.body.error.message).toMatch(/expiration must be the delegation's own/);
     expect((await call('GET')).body).toEqual({ authorized: false });
   });
 

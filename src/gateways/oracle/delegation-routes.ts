@@ -45,6 +45,12 @@ export function delegationRoutes(
         }
         const check = await auth!.checkDelegationForStore(body.raw, who.did);
         if (!check.ok) throw new AppError('VALIDATION_FAILED', check.message);
+        if (body.expiration !== undefined && body.expiration !== check.expiration) {
+          throw new AppError(
+            'VALIDATION_FAILED',
+            `expiration must be the delegation's own (${check.expiration ?? 'none'}), or left out`,
+          );
+        }
         await d.store.put(who.did, body.raw, check.expiration);
         return json(200, { ok: true, ...(check.expiration === undefined ? {} : { expiration: check.expiration }) });
       }),
