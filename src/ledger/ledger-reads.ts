@@ -20,7 +20,7 @@ export interface BlockView {
 
 export interface LedgerStatus {
   /** `degraded` while the writer's last attempt failed (entries wait in the outbox, none is lost). */
-  status: 'ok' | 'degraded';
+  status: 'ok' | 'degraded' | 'stalled';
   height: number;
   queuedEntries: number;
   oldestQueuedMs: number | null;
@@ -153,7 +153,8 @@ export class LedgerReads {
       FROM ledger_head h WHERE h.id = 1`;
     if (!row) throw new Error('ledger_head row is missing: run the migrations');
     return {
-      status: row.last_error ? 'degraded' : 'ok',
+      // Entries waiting with no writer at all (every worker down, or none deployed) is no "ok".
+      status: row.last_error ? 'degraded' : !row.writer && Number(row.queued) > 0 ? 'stalled' : 'ok',
       height: Number(row.height),
       queuedEntries: Number(row.queued),
       oldestQueuedMs: row.oldest ? Math.max(0, Date.now() - row.oldest.getTime()) : null,

@@ -150,6 +150,7 @@ describe('HTTP gateway', () => {
     // A public route: the cause's code at most, never the driver's message with hosts and ports.
     expect(body.checks.postgres).toMatch(/^unreachable(: [A-Z0-9_]+|: no answer within \d+ ms)?$/);
     expect(body.checks.postgres).not.toContain('127.0.0.1');
+    expect(JSON.stringify(body)).not.toMatch(/127\.0\.0\.1:\d+/); // nor in the ledger part beside it
     pgProxy.restore();
     let status = 0;
     for (let i = 0; i < 30 && status !== 200; i++) {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendBlock } from '../../src/ledger/journal.js';
 import { LedgerActor } from '../../src/ledger/ledger-actor.js';
+import { LedgerReads } from '../../src/ledger/ledger-reads.js';
 import { verifyJournal } from '../../src/ledger/verify.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 
@@ -60,5 +61,13 @@ describe('ledger: writers racing, and the writer state in ledger_head', () => {
     }
     const [lease] = await env.sql<{ lease_owner: string | null }[]>`SELECT lease_owner FROM ledger_head`;
     expect(lease?.lease_owner).toBeNull();
+  });
+
+  it('reports the ledger stalled, not ok, when entries wait and no worker holds the writer lease', async () => {
+    const reads = new LedgerReads(env.sql);
+    await env.sql`UPDATE ledger_head SET lease_owner = NULL, lease_until = NULL, last_error = NULL`;
+    expect(await reads.status()).toMatchObject({ status: 'ok', writer: 'none', queuedEntries: 0 });
+    await enqueue(20_000, 3);
+    expect(await reads.status()).toMatchObject({ status: 'stalled', writer: 'none', queuedEntries: 3 });
   });
 });

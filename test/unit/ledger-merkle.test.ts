@@ -89,4 +89,14 @@ describe('ledger failure text shown in /health', () => {
     );
     expect(publicReason('x'.repeat(2_000))).toHaveLength(501);
   });
+
+  it("masks a database's bare host:port, and keeps a URL's origin and times of day", async () => {
+    const { publicReason } = await import('../../src/ledger/public-reason.js');
+    expect(publicReason('write ECONNREFUSED db.internal:5432')).toBe('write ECONNREFUSED <host>:<port>');
+    expect(publicReason('connect ECONNREFUSED 10.0.3.4:5432 (pool)')).toBe('connect ECONNREFUSED <host>:<port> (pool)');
+    expect(publicReason('fetch http://node.example:26657/status failed')).toBe(
+      'fetch http://node.example:26657 failed',
+    );
+    expect(publicReason('retry at 12:30 failed')).toBe('retry at 12:30 failed');
+  });
 });

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { publicReason } from '../../../ledger/public-reason.js';
 import type { Logger } from '../../../log.js';
 import type { Sql } from '../../../store/db.js';
 import { json } from '../reply.js';
@@ -67,7 +68,9 @@ export function healthRoute(d: HealthDeps): RouteSpec {
         check(() => d.redis.ping(), 'redis', d.log),
         check(() => d.sql`select 1`, 'postgres', d.log),
         ...Object.values(d.details ?? {}).map((f) =>
-          withTimeout(f(), 'detail').catch((e: unknown) => ({ error: e instanceof Error ? e.message : String(e) })),
+          withTimeout(f(), 'detail').catch((e: unknown) => ({
+            error: publicReason(e instanceof Error ? e.message : String(e)),
+          })),
         ),
       ]);
       const ok = redis === 'ok' && postgres === 'ok';
