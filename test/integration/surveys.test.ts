@@ -4,6 +4,7 @@ import { adminKey, api, type Api } from '../support/api.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { newDidKey } from '../support/voucher-fixtures.js';
 import { ledgerRecords } from '../support/ledger-records.js';
+import { responsesDigest } from '../../src/actors/survey/response-actor.js';
 
 describe('surveys (spec 000)', () => {
   let env: Isolated;
@@ -169,7 +170,15 @@ describe('surveys (spec 000)', () => {
       (await a.call('POST', `/v1/surveys/${surveyId}/responses/${responseId}/verification`, { key: implementer }))
         .status,
     ).toBe(403);
-    expect(await ledgerRecords(env.sql, { type: 'survey.response.verified' })).toHaveLength(1);
+    const verified = await ledgerRecords(env.sql, { type: 'survey.response.verified' });
+    expect(verified).toHaveLength(1);
+    // The answers as verified, by digest: the one recorded at submission, and the stored answers'.
+    const submitted = (await ledgerRecords(env.sql, { type: 'survey.response.submitted' })).find(
+      (r) => r.payload.responseId === responseId,
+    );
+    expect(verified[0]!.payload.responsesDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(verified[0]!.payload.responsesDigest).toBe(submitted!.payload.responsesDigest);
+    expect(verified[0]!.payload.responsesDigest).toBe(responsesDigest(list.body.items[0].responses));
   });
 
   it('answers 404 for unknown surveys and responses', async () => {

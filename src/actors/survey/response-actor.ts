@@ -1,5 +1,7 @@
-import { ledgerEntry } from '../ledger-effect.js';
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import { canonicalJson } from '../../ledger/canonical.js';
+import { ledgerEntry } from '../ledger-effect.js';
 import { z } from 'zod';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
 
@@ -50,6 +52,8 @@ export function decideResponse(
         ledgerEntry('survey.response.verified', {
           responseId: state.responseId,
           surveyId: state.surveyId,
+          // What the regulator verified: the answers as they stood.
+          responsesDigest: responsesDigest(state.responses),
           verifier: msg.verifier,
           at: next.verification?.timestamp,
         }),
@@ -84,10 +88,19 @@ export function decideResponse(
         responseId: next.responseId,
         surveyId: next.surveyId,
         householdId: next.householdId,
+        responsesDigest: responsesDigest(next.responses),
         at: next.timestamp,
       }),
     ],
   };
+}
+
+/**
+ * The SHA-256 of the answers' canonical JSON: the ledger holds no answers (they are the
+ * household's), but a change to a stored response no longer matches what was recorded.
+ */
+export function responsesDigest(responses: SurveyResponse['responses']): string {
+  return createHash('sha256').update(canonicalJson(responses)).digest('hex');
 }
 
 export const responseActor: ActorDefinition<SurveyResponse, ResponseMessage> = {
