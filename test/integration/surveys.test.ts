@@ -78,6 +78,11 @@ describe('surveys (spec 000)', () => {
       }),
       'SURVEY_CONFIG_INVALID',
     ],
+    [
+      'a sample larger than its population',
+      create({ sampling: { method: 'random', size: 5_000, confidence: 0.95, population: 100 } }),
+      'SURVEY_CONFIG_INVALID',
+    ],
     ['an unknown survey type', create({ type: 'ExitSurvey' }), 'VALIDATION_FAILED'],
     [
       'a confidence of 95',

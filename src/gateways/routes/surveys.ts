@@ -59,6 +59,13 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
         if (template.sections.length === 0) {
           throw new AppError('SURVEY_CONFIG_INVALID', 'choose at least one template section (a flag set to true)');
         }
+        const { size, population } = body.sampling;
+        if (population !== undefined && size > population) {
+          throw new AppError(
+            'SURVEY_CONFIG_INVALID',
+            `sampling.size (${size}) is larger than sampling.population (${population}): no sample can be drawn`,
+          );
+        }
         const sizing = cochranSampleSize(body.sampling);
         const requestId = requestIdOf(ctx, who);
         // Derived from the request id: a retry with the same Idempotency-Key reaches the same survey.
