@@ -58,6 +58,21 @@ describe('supplier strong authentication (RFC 9421 message signatures)', () => {
       () => signatureHeaders(supplier, 'POST', path, body(), now(), { components: ['@method', '@path'] }),
     ],
     ['signed for another path', () => signatureHeaders(supplier, 'POST', '/v1/claims', body(), now())],
+    // Names an object's own property would answer for: a clear 401, not a 500.
+    [
+      'covering "constructor"',
+      () =>
+        signatureHeaders(supplier, 'POST', path, body(), now(), {
+          components: ['@method', '@path', 'content-digest', 'constructor'],
+        }),
+    ],
+    [
+      'covering "__proto__"',
+      () =>
+        signatureHeaders(supplier, 'POST', path, body(), now(), {
+          components: ['@method', '@path', 'content-digest', '__proto__'],
+        }),
+    ],
     ['signed for another body', () => signatureHeaders(supplier, 'POST', path, body('vch_other'), now())],
   ])('refuses a signature %s (401 SIGNATURE_INVALID)', async (_name, headers) => {
     const r = await send(headers());

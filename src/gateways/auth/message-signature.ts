@@ -43,6 +43,8 @@ export function parseSignature(headers: Readonly<Record<string, string>>): Parse
   if (!m) throw fail('Signature-Input is not of the form sig1=("@method" …);created=…;keyid="…"');
   const [, label = '', paramsText = '', list = '', paramList = ''] = m;
   const components = [...list.matchAll(/"([^"]+)"/g)].map((c) => c[1]!.toLowerCase());
+  const odd = components.find((c) => !/^@?[a-z0-9-]{1,64}$/.test(c));
+  if (odd !== undefined) throw fail(`"${odd.slice(0, 64)}" is not a component name`);
   const params: Record<string, string | number> = {};
   for (const p of paramList.matchAll(/;([a-z][a-z0-9_-]*)=(?:"([^"]*)"|(\d+))/g)) {
     params[p[1]!] = p[2] ?? Number(p[3]);
@@ -63,8 +65,9 @@ export function signatureBase(req: SignedRequest, components: readonly string[],
     if (c === '@method') return `"@method": ${req.method.toUpperCase()}`;
     if (c === '@path') return `"@path": ${req.path}`;
     if (c === '@query') return `"@query": ?${req.query}`;
-    const value = req.headers[c];
-    if (value === undefined) throw fail(`the covered header ${c} is missing`);
+    // An own header only: "constructor" or "__proto__" must not reach Object.prototype.
+    const value = Object.hasOwn(req.headers, c) ? req.headers[c] : undefined;
+    if (typeof value !== 'string') throw fail(`the covered header ${c} is missing`);
     return `"${c}": ${value.trim()}`;
   });
   return [...lines, `"@signature-params": ${paramsText}`].join('\n');
