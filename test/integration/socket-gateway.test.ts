@@ -103,6 +103,15 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
     expect(await next(socket, 'connected')).toMatchObject({ sessionId });
   });
 
+  it('closes a socket that stands on a delegation when the delegation expires', async () => {
+    const socket = open(a.port, { ucanDelegation: await alice.delegation(3) });
+    await next(socket, 'connected');
+    const told = next<{ message: string }>(socket, 'error');
+    const reason = await next<string>(socket, 'disconnect');
+    expect((await told).message).toMatch(/delegation expired/);
+    expect(reason).toBe('io server disconnect');
+  });
+
   it('takes browser sockets from the origins CORS_ORIGIN lists only (any origin where it is *)', async () => {
     await next(open(bPort, { invocation: await alice.invocation() }, sessionId, 'https://app.example'), 'connected');
     const foreign = await next<Error>(

@@ -33,6 +33,13 @@ export interface SocketDeps {
 
 const now = () => new Date().toISOString();
 
+/** What the handshake learnt: the caller, its session, and when its credential lapses (ms). */
+interface SocketData {
+  did: string;
+  sessionId: string;
+  expiresAt?: number;
+}
+
 /** The largest client answer relayed to a turn (JSON characters): a page's text fits, a flood does not. */
 const MAX_RESULT_CHARS = 256 * 1024;
 
@@ -77,15 +84,29 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
       if (!result.ok) return next(new Error(result.message));
       // The session must be the caller's (another user's is "not found", like over HTTP).
       await d.client.ask('chat', sessionId, { kind: 'get', ownerDid: result.did });
-      (socket.data as { did: string; sessionId: string }).did = result.did;
-      (socket.data as { did: string; sessionId: string }).sessionId = sessionId;
+      const data = socket.data as SocketData;
+      data.did = result.did;
+      data.sessionId = sessionId;
+      // A delegation is the caller's standing credential: the socket lives no longer than it. (An
+      // invocation authorizes the connection itself, once; it is not a lifetime.)
+      if (result.via === 'delegation' && result.expiration !== undefined) data.expiresAt = result.expiration * 1000;
       next();
     })().catch((err: unknown) => next(new Error(err instanceof Error ? err.message : 'handshake failed')));
   });
 
   io.on('connection', (socket: Socket) => {
-    const { sessionId } = socket.data as { did: string; sessionId: string };
+    const { sessionId, expiresAt } = socket.data as SocketData;
     void socket.join(sessionId);
+    const expiry =
+      expiresAt === undefined
+        ? undefined
+        : setTimeout(
+            () => {
+              send(socket, 'error', { message: 'the delegation expired; connect again', sessionId, timestamp: now() });
+              socket.disconnect(true);
+            },
+            Math.min(Math.max(0, expiresAt - Date.now()), 2 ** 31 - 1),
+          );
     socket.on('ping', () => send(socket, 'pong', { timestamp: now(), sessionId }));
     socket.on('status', () =>
       send(socket, 'status', {
@@ -128,6 +149,7 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
       },
     );
     socket.on('disconnect', () => {
+      clearTimeout(expiry);
       if (io.sockets.adapter.rooms.get(sessionId)?.size) return;
       const f = rooms.get(sessionId);
       rooms.delete(sessionId);
