@@ -34,6 +34,7 @@ describe('migrations', () => {
       'ledger_entries',
       'ledger_head',
       'oracle_delegations',
+      'oracle_revoked_delegations',
       'outbox',
       'partition_fences',
       'products',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REVOCATION_CACHE_MS } from '../../src/gateways/oracle/delegation-store.js';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
@@ -82,4 +83,32 @@ describe('oracle delegation store (spec 001)', () => {
     const list = await fetch(`http://127.0.0.1:${hearth.port}/sessions`, { headers: await alice.headers() });
     expect(((await list.json()) as { total: number }).total).toBe(1);
   });
+
+  it('refuses a revoked delegation as a credential, and storing it again', async () => {
+    const raw = await alice.delegation(3600);
+    expect((await call('POST', { raw })).status).toBe(200);
+    const sessions = () =>
+      fetch(`http://127.0.0.1:${hearth.port}/sessions`, { headers: { 'x-ucan-delegation': raw } }).then(
+        (r) => r.status,
+      );
+    expect(await sessions()).toBe(200);
+    const revoked = async () =>
+      (await env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM oracle_revoked_delegations`)[0]?.n;
+    const before = await revoked();
+    expect(await call('DELETE')).toEqual({ status: 200, body: { ok: true } });
+    expect(await revoked()).toBe((before ?? 0) + 1);
+    // Another gateway's cache answers "not revoked" for up to 5 s; this one's too.
+    await new Promise((r) => setTimeout(r, REVOCATION_CACHE_MS + 200));
+    expect(await sessions()).toBe(401);
+    const again = await call('POST', { raw });
+    expect(again.status).toBe(400);
+    expect(again.body.error.message).toMatch(/revoked/);
+    // A new delegation of the same user works.
+    const fresh = await alice.delegation(3600);
+    expect(
+      await fetch(`http://127.0.0.1:${hearth.port}/sessions`, { headers: { 'x-ucan-delegation': fresh } }).then(
+        (r) => r.status,
+      ),
+    ).toBe(200);
+  }, 20_000);
 });

@@ -644,9 +644,13 @@ describe('checkDelegationForStore (POST /delegation)', () => {
   it('accepts the caller’s own delegation to the oracle and reports its expiration', async () => {
     const { auth } = setup();
     const delegation = await archived(await mintDelegation());
-    expect(await auth.checkDelegationForStore(delegation, user.did())).toEqual({ ok: true, expiration: T + 86_400 });
+    expect(await auth.checkDelegationForStore(delegation, user.did())).toEqual({
+      ok: true,
+      cid: expect.stringMatching(/^ba/),
+      expiration: T + 86_400,
+    });
     const forever = await archived(await mintDelegation({ expiration: Infinity }));
-    expect(await auth.checkDelegationForStore(forever, user.did())).toEqual({ ok: true });
+    expect(await auth.checkDelegationForStore(forever, user.did())).toEqual({ ok: true, cid: expect.any(String) });
   });
 
   it('refuses a delegation from another issuer, expired, to another audience, forged, or garbage', async () => {

@@ -11,13 +11,14 @@ export class DelegationStore {
     private readonly secret: string,
   ) {}
 
-  async put(did: string, raw: string, expiration: number | undefined): Promise<void> {
+  async put(did: string, raw: string, cid: string, expiration: number | undefined): Promise<void> {
     const sealed = seal(this.secret, 'oracle-delegation', raw);
     // An expiry past what a timestamp holds (anyone may sign `exp: 1e14`) is no expiry at all.
     const expires = expiration === undefined || !(expiration <= LAST_TIMESTAMP_S) ? null : new Date(expiration * 1000);
     await this.sql`
-      INSERT INTO oracle_delegations (did, sealed, expires_at) VALUES (${did}, ${sealed}, ${expires})
-      ON CONFLICT (did) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at, created_at = now()`;
+      INSERT INTO oracle_delegations (did, sealed, cid, expires_at) VALUES (${did}, ${sealed}, ${cid}, ${expires})
+      ON CONFLICT (did) DO UPDATE
+      SET sealed = EXCLUDED.sealed, cid = EXCLUDED.cid, expires_at = EXCLUDED.expires_at, created_at = now()`;
   }
 
   /** Whether the DID has a delegation that has not expired, and when it does. */
@@ -30,7 +31,35 @@ export class DelegationStore {
     return row.expires_at > now ? { authorized: true, expiration } : { authorized: false, expiration };
   }
 
+  /**
+   * Revokes the caller's stored delegation: gone from the store, and refused as a credential
+   * (`x-ucan-delegation`, a socket's `ucanDelegation`) from now on, on every process within
+   * {@link REVOCATION_CACHE_MS}.
+   */
   async remove(did: string): Promise<void> {
-    await this.sql`DELETE FROM oracle_delegations WHERE did = ${did}`;
+    await this.sql`
+      WITH gone AS (DELETE FROM oracle_delegations WHERE did = ${did} RETURNING did, cid, expires_at)
+      INSERT INTO oracle_revoked_delegations (cid, did, expires_at)
+      SELECT cid, did, expires_at FROM gone WHERE cid IS NOT NULL
+      ON CONFLICT (cid) DO NOTHING`;
   }
+}
+
+/** How long a gateway may answer "not revoked" from memory (a revocation elsewhere shows after it). */
+export const REVOCATION_CACHE_MS = 5_000;
+
+/**
+ * Whether a delegation was revoked, by content id: one primary-key probe, remembered for
+ * {@link REVOCATION_CACHE_MS} (a client sends its delegation with every request).
+ */
+export function revokedDelegations(sql: Sql): (cid: string) => Promise<boolean> {
+  const seen = new Map<string, { revoked: boolean; at: number }>();
+  return async (cid) => {
+    const hit = seen.get(cid);
+    if (hit && (hit.revoked || Date.now() - hit.at < REVOCATION_CACHE_MS)) return hit.revoked;
+    const [row] = await sql<{ cid: string }[]>`SELECT cid FROM oracle_revoked_delegations WHERE cid = ${cid}`;
+    if (seen.size >= 10_000) seen.clear();
+    seen.set(cid, { revoked: row !== undefined, at: Date.now() });
+    return row !== undefined;
+  };
 }

@@ -20,7 +20,7 @@ export async function startOracleGateway(d: OracleDeps): Promise<{
   );
   const log = d.log.child({ role: 'gateway' });
   const hub = new ChatEventHub(reader, d.keys, log);
-  const auth = createOracleAuth(d.config, d.redis);
+  const auth = createOracleAuth(d.config, d.redis, d.sql);
   return {
     routes: oracleRoutes({ ...d, hub, auth }),
     attach: (app) =>

@@ -19,16 +19,17 @@ import type { OraclePlugin } from '../../oracle/plugin.js';
 import { pluginRoutes } from './plugin-routes.js';
 import { VoucherReads } from '../../store/voucher-reads.js';
 import { delegationRoutes } from './delegation-routes.js';
-import { DelegationStore } from './delegation-store.js';
+import { DelegationStore, revokedDelegations } from './delegation-store.js';
 
 /** The longest an invocation may live ahead of now (wire reference: 900 s). */
 const MAX_INVOCATION_TTL_SECONDS = 900;
 
 /** The UCAN check of every protected oracle route and socket (none without ORACLE_DID). */
-export function createOracleAuth(config: Config, redis: Redis): UcanAuthenticator | undefined {
+export function createOracleAuth(config: Config, redis: Redis, sql: Sql): UcanAuthenticator | undefined {
   if (!config.ORACLE_DID) return undefined;
   return createUcanAuthenticator({
     oracleDid: config.ORACLE_DID,
+    isRevoked: revokedDelegations(sql),
     maxInvocationTtlSeconds: MAX_INVOCATION_TTL_SECONDS,
     seenNonce: redisNonceGuard(redis, config.REDIS_PREFIX),
     resolveDid: ixoDidResolver(

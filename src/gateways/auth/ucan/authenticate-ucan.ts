@@ -78,6 +78,7 @@ export function createUcanAuthenticator(opts: UcanAuthOptions): UcanAuthenticato
     if (!checked.ok) return rejected(MISSING_UCAN_MESSAGE, checked);
     const accepted = await verifyDelegation(checked.text, delegationContext());
     if (!accepted.ok) return rejected(MISSING_UCAN_MESSAGE, accepted);
+    if (await opts.isRevoked?.(accepted.cid)) return rejected(MISSING_UCAN_MESSAGE, failure('revoked'));
     return {
       ok: true,
       did: accepted.did,
@@ -118,7 +119,12 @@ export function createUcanAuthenticator(opts: UcanAuthOptions): UcanAuthenticato
       const accepted = await verifyDelegation(checked.text, delegationContext());
       if (!accepted.ok) return { ok: false, message: describeFailure(accepted.reason) };
       if (accepted.did !== callerDid) return { ok: false, message: describeFailure('wrong-issuer') };
-      return { ok: true, ...(accepted.expiration !== undefined && { expiration: accepted.expiration }) };
+      if (await opts.isRevoked?.(accepted.cid)) return { ok: false, message: describeFailure('revoked') };
+      return {
+        ok: true,
+        cid: accepted.cid,
+        ...(accepted.expiration !== undefined && { expiration: accepted.expiration }),
+      };
     },
   };
 }

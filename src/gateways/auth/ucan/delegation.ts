@@ -13,6 +13,8 @@ export interface DelegationContext extends VerifyContext {
 export interface AcceptedDelegation {
   ok: true;
   did: string;
+  /** Its content id: what a revocation names. */
+  cid: string;
   /** Unix seconds; undefined for a delegation without `exp`. */
   expiration?: number;
 }
@@ -30,6 +32,7 @@ export async function verifyDelegation(
   return {
     ok: true,
     did: ucan.issuer.did(),
+    cid: ucan.cid.toString(),
     ...(Number.isFinite(ucan.expiration) && { expiration: ucan.expiration }),
   };
 }

@@ -35,7 +35,8 @@ export type UcanFailureReason =
   | 'proof-invalid'
   | 'proof-chain-too-long'
   // Its use.
-  | 'replayed';
+  | 'replayed'
+  | 'revoked';
 
 /** A failed check, carried up to the point that knows which of the two messages applies. */
 export interface UcanFailure {
@@ -68,6 +69,7 @@ const descriptions: Record<UcanFailureReason, string> = {
   'did-unresolvable': "the issuer's DID could not be resolved to a key",
   'bad-signature': 'a signature does not verify',
   'proof-unavailable': 'a proof is referenced but not included',
+  revoked: 'the delegation was revoked by its issuer',
   'proof-invalid': 'a proof does not verify',
   'proof-chain-too-long': 'the proof chain is too long',
   replayed: 'the token was already used',
