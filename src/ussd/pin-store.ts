@@ -2,9 +2,16 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { TransactionSql } from 'postgres';
 import type { Sql } from '../store/db.js';
 
-/** Wrong PINs in a row before a phone is locked, and for how long. */
+/** Wrong PINs in a row before a phone is locked, and for how long (the first time). */
 export const MAX_PIN_ATTEMPTS = 3;
 export const LOCK_MS = 30 * 60 * 1000;
+/** The longest lock: each lock in a row without a correct PIN doubles the next, up to this. */
+export const MAX_LOCK_MS = 24 * 60 * 60 * 1000;
+
+/** How long the `lockouts`-th lock in a row lasts (0: the first, LOCK_MS). */
+export function lockMs(lockouts: number): number {
+  return Math.min(LOCK_MS * 2 ** Math.min(lockouts, 16), MAX_LOCK_MS);
+}
 /** How long a "this owner has a PIN" answer is reused (as long as the phone directory's owner). */
 const KNOWN_MS = 5_000;
 /** Work orders whose answers a phone's row keeps, so a repeated order gets the same answer. */
@@ -17,6 +24,7 @@ interface PinRow {
   pin_hash: Buffer;
   failed_attempts: number;
   locked_until: Date | null;
+  lockouts: number;
   recent_orders: Array<[string, PinCheck]>;
 }
 
@@ -126,7 +134,7 @@ export class PinStore {
   ): Promise<PinCheck> {
     return this.sql.begin(async (tx): Promise<PinCheck> => {
       const [row] = await tx<PinRow[]>`
-        SELECT salt, pin_hash, failed_attempts, locked_until, recent_orders FROM ussd_pins
+        SELECT salt, pin_hash, failed_attempts, locked_until, lockouts, recent_orders FROM ussd_pins
         WHERE phone_number = ${phone} AND did = ${did} FOR UPDATE`;
       if (!row) return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS}` };
       const repeated = order === undefined ? undefined : row.recent_orders.find(([id]) => id === order);
@@ -145,16 +153,18 @@ export class PinStore {
   private async judge(tx: TransactionSql, phone: string, row: PinRow, pinMac: string, now: Date): Promise<PinCheck> {
     if (row.locked_until && row.locked_until > now) return { ok: false, reason: `locked:${clock(row.locked_until)}` };
     if (timingSafeEqual(this.hash(row.salt, pinMac), row.pin_hash)) {
-      if (row.failed_attempts > 0 || row.locked_until) {
-        await tx`UPDATE ussd_pins SET failed_attempts = 0, locked_until = NULL WHERE phone_number = ${phone}`;
+      if (row.failed_attempts > 0 || row.locked_until || row.lockouts > 0) {
+        await tx`
+          UPDATE ussd_pins SET failed_attempts = 0, locked_until = NULL, lockouts = 0 WHERE phone_number = ${phone}`;
       }
       return { ok: true };
     }
     const failed = row.failed_attempts + 1;
     if (failed >= MAX_PIN_ATTEMPTS) {
-      const until = new Date(now.getTime() + LOCK_MS);
+      const until = new Date(now.getTime() + lockMs(row.lockouts));
       await tx`
-        UPDATE ussd_pins SET failed_attempts = 0, locked_until = ${until}, updated_at = now() WHERE phone_number = ${phone}`;
+        UPDATE ussd_pins SET failed_attempts = 0, locked_until = ${until}, lockouts = lockouts + 1, updated_at = now()
+        WHERE phone_number = ${phone}`;
       return { ok: false, reason: `locked:${clock(until)}` };
     }
     await tx`UPDATE ussd_pins SET failed_attempts = ${failed}, updated_at = now() WHERE phone_number = ${phone}`;

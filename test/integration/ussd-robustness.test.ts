@@ -74,6 +74,26 @@ describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
     expect(await four.send(PIN)).toBe('END Redeemed 1. Remaining balance: 99.');
   });
 
+  it('doubles each lock in a row (30 min, then 1 h), and a right PIN starts over at 30 min', async () => {
+    const lockOut = async () => {
+      const s = await toConfirmation(sid());
+      await s.send('11112');
+      await s.send('11113');
+      return s.send('11114');
+    };
+    expect(await lockOut()).toMatch(/^END Too many wrong PINs/);
+    now += 31 * 60 * 1000; // the first lock (30 min) is over
+    expect(await lockOut()).toMatch(/^END Too many wrong PINs/); // the second lock in a row: 1 h
+    now += 31 * 60 * 1000;
+    expect(await (await toConfirmation(sid())).send(PIN)).toMatch(/^END Too many wrong PINs/);
+    now += 30 * 60 * 1000; // 61 min after the second lock
+    expect(await (await toConfirmation(sid())).send(PIN)).toMatch(/^END Redeemed 1\./);
+    // The right PIN ended the run of locks: the next one is 30 min again.
+    expect(await lockOut()).toMatch(/^END Too many wrong PINs/);
+    now += 31 * 60 * 1000;
+    expect(await (await toConfirmation(sid())).send(PIN)).toMatch(/^END Redeemed 1\./);
+  });
+
   it('continues a session across a restart of the service between two requests', async () => {
     const id = sid();
     const phone = client().session(id, SUPPLIER_PHONE);
