@@ -85,7 +85,8 @@ describe('oracle delegation store (spec 001)', () => {
   });
 
   it('refuses a revoked delegation as a credential, and storing it again', async () => {
-    const raw = await alice.delegation(3600);
+    // A lifetime no other test uses: the same issuer, audience and expiry would be the same CID.
+    const raw = await alice.delegation(3_333);
     expect((await call('POST', { raw })).status).toBe(200);
     const sessions = () =>
       fetch(`http://127.0.0.1:${hearth.port}/sessions`, { headers: { 'x-ucan-delegation': raw } }).then(
@@ -104,7 +105,7 @@ describe('oracle delegation store (spec 001)', () => {
     expect(again.status).toBe(400);
     expect(again.body.error.message).toMatch(/revoked/);
     // A new delegation of the same user works.
-    const fresh = await alice.delegation(3600);
+    const fresh = await alice.delegation(3_334);
     expect(
       await fetch(`http://127.0.0.1:${hearth.port}/sessions`, { headers: { 'x-ucan-delegation': fresh } }).then(
         (r) => r.status,
