@@ -4,7 +4,7 @@ import { fromMicro, toMicro } from '../actors/voucher/money.js';
 import type { Redemption, VoucherState } from '../actors/voucher/messages.js';
 import { voucherView } from '../actors/voucher/representation.js';
 import { AppError } from '../errors/index.js';
-import type { Certificate, Product, Supplier } from '../store/registries/records.js';
+import type { Product, Supplier } from '../store/registries/records.js';
 import type { Registry } from '../store/registries/registry.js';
 import type { VoucherReads } from '../store/voucher-reads.js';
 import type { PhoneOwner } from './phone-directory.js';
@@ -16,7 +16,7 @@ import { checkAnswers } from '../actors/survey/template.js';
 import { responseIdFor } from '../actors/survey/response-id.js';
 import type { Sql } from '../store/db.js';
 import { approvedProducts } from '../store/product-reads.js';
-import { checkProductApproved, checkProductInPlan } from '../gateways/vouchers/product-rule.js';
+import { checkProductApproved, checkProductInPlan, type VoucherPlans } from '../gateways/vouchers/product-rule.js';
 import type { SurveyReads } from '../store/survey-reads.js';
 
 export interface WorkDeps {
@@ -26,7 +26,7 @@ export interface WorkDeps {
   pins: PinStore;
   vouchers: VoucherReads;
   products: Registry<Product>;
-  certificates: Registry<Certificate>;
+  plans: VoucherPlans;
   suppliers: Registry<Supplier>;
   client: ActorClient;
   clock: () => Date;
@@ -95,8 +95,7 @@ async function redeemableProducts(
   d: WorkDeps,
   voucherId: string | undefined,
 ): Promise<Array<{ id: string; name: string }>> {
-  const voucher = voucherId ? await d.vouchers.get(voucherId) : undefined;
-  const plan = voucher ? (await d.certificates.get(voucher.emissionCertificateId))?.monitoringPlan : undefined;
+  const plan = voucherId ? (await d.plans.planOf(voucherId))?.plan : undefined;
   return approvedProducts(d.sql, plan?.approvedProducts);
 }
 

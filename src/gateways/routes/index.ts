@@ -22,6 +22,7 @@ import { ledgerRoutes } from './ledger.js';
 import { ussdRoutes } from './ussd.js';
 import { ussdDeps, type UssdOptions } from '../ussd/deps.js';
 import type { Logger } from '../../log.js';
+import { VoucherPlans } from '../vouchers/product-rule.js';
 
 /** Every route of spec 000 (vouchers, claims, surveys), the registries and keys behind it, and the ledger. */
 export interface ProductDeps {
@@ -54,7 +55,10 @@ export function productRoutes({
     signatures: new SupplierSignatures(suppliers, redis, (d) => redisKeys.seenSignature(d), clock),
   };
   const products = new Registry(sql, productTable, 2_000);
-  const certificates = new Registry(sql, certificateTable);
+  // Read on every redemption (its plan, rule 4): kept 2 s, like suppliers and products; a change
+  // through this process shows at once (the registry drops what it updates).
+  const certificates = new Registry(sql, certificateTable, 2_000);
+  const plans = new VoucherPlans(new VoucherReads(sql), certificates);
   const vouchers = new VoucherReads(sql);
   const staff = ['admin', 'implementer'] as const;
   const readers = ['admin', 'implementer', 'regulator'] as const;
@@ -98,13 +102,13 @@ export function productRoutes({
       readRoles: readers,
       writeRoles: staff,
     }),
-    ...voucherRoutes(g, { client, reads: vouchers, households, certificates, suppliers, products, clock }),
+    ...voucherRoutes(g, { client, reads: vouchers, households, certificates, suppliers, products, plans, clock }),
     ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),
     ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
     ...ledgerRoutes(g, new LedgerReads(sql)),
     ...ussdRoutes(
       g,
-      ussdDeps({ sql, redis, keys: redisKeys, client, clock, log, ussd, vouchers, products, certificates, suppliers }),
+      ussdDeps({ sql, redis, keys: redisKeys, client, clock, log, ussd, vouchers, products, plans, suppliers }),
       ussd.deadlineMs,
     ),
   ];

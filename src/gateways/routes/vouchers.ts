@@ -14,7 +14,7 @@ import { guarded, type Guards } from './guard.js';
 import { pageQuery } from './pagination.js';
 import { requestIdOf } from './request-id.js';
 import { checkDates, issueBody, redeemBody, revokeBody, voucherListQuery } from './voucher-schemas.js';
-import { checkProductApproved, checkProductInPlan } from '../vouchers/product-rule.js';
+import { checkProductApproved, checkProductInPlan, type VoucherPlans } from '../vouchers/product-rule.js';
 
 export interface VoucherDeps {
   client: ActorClient;
@@ -23,6 +23,8 @@ export interface VoucherDeps {
   certificates: Registry<Certificate>;
   suppliers: Registry<Supplier>;
   products: Registry<Product>;
+  /** The plan each voucher is held to (redemption rule 4). */
+  plans: VoucherPlans;
   clock: () => Date;
 }
 
@@ -104,7 +106,7 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
             throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for a different redemption');
           return json(201, redemptionView(applied));
         }
-        await checkProductInPlan({ ...d, vouchers: d.reads }, body.voucherId, body.productId);
+        await checkProductInPlan(d, body.voucherId, body.productId);
         const redemption = await d.client.ask<Redemption>('voucher', body.voucherId, {
           kind: 'redeem',
           requestId,

@@ -3,7 +3,7 @@ import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import type { Logger } from '../../log.js';
 import type { Sql } from '../../store/db.js';
-import type { Certificate, Product, Supplier } from '../../store/registries/records.js';
+import type { Product, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
 import type { VoucherReads } from '../../store/voucher-reads.js';
 import { SurveyReads } from '../../store/survey-reads.js';
@@ -14,6 +14,7 @@ import { PinStore } from '../../ussd/pin-store.js';
 import { PhoneLanguage } from '../../ussd/phone-language.js';
 import { PhoneRateLimit } from '../../ussd/rate-limit.js';
 import type { HopDeps } from './hop.js';
+import type { VoucherPlans } from '../vouchers/product-rule.js';
 
 export interface UssdOptions {
   pinKey: string;
@@ -35,7 +36,7 @@ export function ussdDeps(d: {
   ussd: UssdOptions;
   vouchers: VoucherReads;
   products: Registry<Product>;
-  certificates: Registry<Certificate>;
+  plans: VoucherPlans;
   suppliers: Registry<Supplier>;
 }): HopDeps {
   const pins = new PinStore(d.sql, d.ussd.pinKey);
@@ -54,7 +55,7 @@ export function ussdDeps(d: {
       pins,
       vouchers: d.vouchers,
       products: d.products,
-      certificates: d.certificates,
+      plans: d.plans,
       suppliers: d.suppliers,
       client: d.client,
       clock: d.clock,

@@ -5,8 +5,37 @@ import type { VoucherReads } from '../../store/voucher-reads.js';
 
 export interface ProductRuleDeps {
   products: Registry<Product>;
-  certificates: Registry<Certificate>;
-  vouchers: VoucherReads;
+  plans: VoucherPlans;
+}
+
+/**
+ * The monitoring plan a voucher is held to, read on every redemption without a query: which
+ * certificate a voucher belongs to never changes (kept in memory), and the certificate comes
+ * from a registry cached 2 s (a plan changed elsewhere shows within that).
+ */
+export class VoucherPlans {
+  private readonly certificateOf = new Map<string, string>();
+
+  constructor(
+    private readonly vouchers: VoucherReads,
+    /** Certificates, cached (see {@link Registry}). */
+    private readonly certificates: Registry<Certificate>,
+  ) {}
+
+  /** The voucher's certificate id and its plan; undefined for an unknown voucher. */
+  async planOf(
+    voucherId: string,
+  ): Promise<{ certificateId: string; plan?: Certificate['monitoringPlan'] } | undefined> {
+    let certificateId = this.certificateOf.get(voucherId);
+    if (certificateId === undefined) {
+      certificateId = (await this.vouchers.get(voucherId))?.emissionCertificateId;
+      if (certificateId === undefined) return undefined;
+      if (this.certificateOf.size >= 100_000) this.certificateOf.clear();
+      this.certificateOf.set(voucherId, certificateId);
+    }
+    const plan = (await this.certificates.get(certificateId))?.monitoringPlan;
+    return { certificateId, ...(plan ? { plan } : {}) };
+  }
 }
 
 /**
@@ -26,15 +55,17 @@ export async function checkProductApproved(d: Pick<ProductRuleDeps, 'products'>,
  * a redemption of another product would take the household's balance for a delivery the
  * supplier could never claim. An unknown voucher passes here: the voucher actor answers it.
  */
-export async function checkProductInPlan(d: ProductRuleDeps, voucherId: string, productId: string): Promise<void> {
-  const voucher = await d.vouchers.get(voucherId);
-  if (!voucher) return;
-  const plan = (await d.certificates.get(voucher.emissionCertificateId))?.monitoringPlan;
-  if (plan && !plan.approvedProducts.includes(productId)) {
+export async function checkProductInPlan(
+  d: Pick<ProductRuleDeps, 'plans'>,
+  voucherId: string,
+  productId: string,
+): Promise<void> {
+  const found = await d.plans.planOf(voucherId);
+  if (found?.plan && !found.plan.approvedProducts.includes(productId)) {
     throw new AppError(
       'PRODUCT_NOT_APPROVED',
       `product ${productId} is not in the monitoring plan of this voucher's certificate, so its delivery could not be claimed`,
-      { productId, certificateId: voucher.emissionCertificateId },
+      { productId, certificateId: found.certificateId },
     );
   }
 }
