@@ -56,16 +56,16 @@ function send<E extends ServerEvent>(to: Socket, event: E, payload: ServerPayloa
  * turn on any process reaches sockets on every process.
  */
 export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promise<void> } {
-  const { any, allowed } = corsOrigins(d.corsOrigin);
+  const { any: anyOrigin, allowed } = corsOrigins(d.corsOrigin);
   const io = new Server({
     path: '/socket.io',
     serveClient: false,
-    cors: any ? { origin: '*' } : { origin: [...allowed], credentials: true },
+    cors: anyOrigin ? { origin: '*' } : { origin: [...allowed], credentials: true },
     // CORS binds the polling transport only; a browser's WebSocket from an origin not listed is
     // refused here (a client with no Origin header, not a browser, is not concerned).
     allowRequest: (req, done) => {
       const origin = req.headers.origin;
-      done(null, any || origin === undefined || allowed.has(origin));
+      done(null, anyOrigin || origin === undefined || allowed.has(origin));
     },
   });
   io.attachApp(d.app);
