@@ -67,6 +67,23 @@ export interface RoundEnv {
  * dead-lettered. Throws the first other failure (after the settles), so the worker replays.
  */
 export async function commitRound(env: RoundEnv, batches: Array<[Owned, Applied]>, reply: boolean): Promise<void> {
+  await (
+    await commitThenSettle(env, batches, reply)
+  ).settled;
+}
+
+/**
+ * {@link commitRound} in two steps: resolves once the commit is done (every partition's outcome
+ * known), with `settled` for the acknowledgements and replies still on their way. The next round
+ * may commit as soon as this one has: it waits on PostgreSQL, not on Redis answering this one's
+ * settles (which go out on one connection, in order, before the next round's). Rejects, after
+ * the settles, when the commit failed for another reason than a fence.
+ */
+export async function commitThenSettle(
+  env: RoundEnv,
+  batches: Array<[Owned, Applied]>,
+  reply: boolean,
+): Promise<{ settled: Promise<void> }> {
   const { d } = env;
   const type = d.def.type;
   const started = performance.now();
@@ -106,12 +123,18 @@ export async function commitRound(env: RoundEnv, batches: Array<[Owned, Applied]
       failure ??= r.reason instanceof Error ? r.reason : new Error(String(r.reason));
     }
   });
-  const settled = await Promise.allSettled(settles);
-  if (failure) throw failure;
-  const settleFailure = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
-  if (settleFailure) {
-    throw settleFailure.reason instanceof Error ? settleFailure.reason : new Error(String(settleFailure.reason));
+  if (failure) {
+    await Promise.allSettled(settles);
+    throw failure;
   }
+  return { settled: allOrFirstFailure(settles) };
+}
+
+/** Waits for every promise, then rejects with the first failure if there was one. */
+async function allOrFirstFailure(all: ReadonlyArray<Promise<void>>): Promise<void> {
+  const settled = await Promise.allSettled(all);
+  const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+  if (failed) throw failed.reason instanceof Error ? failed.reason : new Error(String(failed.reason));
 }
 
 /** Acknowledges and replies for a committed batch; forgets the takeover counts of claimed entries. */

@@ -6,7 +6,7 @@ import { Backoff, sleep } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
 import { applyParts, decodePartition, loadMissing, type Applied } from './partition-batch.js';
-import { commitRound, isDataError, type Owned } from './round-commit.js';
+import { commitRound, commitThenSettle, isDataError, type Owned, type RoundEnv } from './round-commit.js';
 import { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
 import { WriteBehind } from './write-behind.js';
@@ -53,17 +53,18 @@ export interface TypeWorkerDeps {
 /** Rounds read one entry at a time after a data error (see {@link TypeWorker.isolating}). */
 const ISOLATION_ROUNDS = 50;
 
-/** Rounds applied ahead of their commit (one committing, one forming behind it). */
-const MAX_AHEAD = 2;
-
 /**
  * The single writer of every partition of one actor type that this worker owns. One blocking
  * XREADGROUP reads all of them; each round applies every partition's entries in stream order
  * (per-key order holds, keys run side by side) and commits them all in one statement, then
- * acknowledges and replies. Rounds are pipelined: while round k commits, round k+1 is read and
- * applied on top of k's pinned states, and commits only after k. On failure the worker forgets
- * its in-memory states and re-reads its pending entries; the snapshots' `last_msg_id` turns the
- * replay into exactly-once application.
+ * acknowledges and replies. One commit is in flight at a time (group commit): the next round is
+ * read once it returns, and holds everything that arrived meanwhile, while the acknowledgements
+ * and replies of the committed round are still on their way to Redis. Reading and applying
+ * further rounds during a commit was measured slower: it split the load into more, smaller
+ * commits, and the fixed cost of each round (a Redis read, a PostgreSQL statement and its WAL
+ * flush, the wake-ups of three processes) is most of an echo ask's CPU at 64 askers. On failure
+ * the worker forgets its in-memory states and re-reads its pending entries; the snapshots'
+ * `last_msg_id` turns the replay into exactly-once application.
  */
 export class TypeWorker {
   private readonly owned = new Map<number, Owned>();
@@ -72,8 +73,8 @@ export class TypeWorker {
   private loop: Promise<void> | undefined;
   private blockedId: number | undefined;
   private changed: (() => void) | undefined;
-  private ahead: Array<Promise<void>> = [];
-  private tail: Promise<void> = Promise.resolve();
+  /** Acknowledgements and replies of committed rounds still on their way. */
+  private readonly settling = new Set<Promise<void>>();
   /** The write-behind path (for types with that policy). */
   private readonly writeBehind: WriteBehind | undefined;
   private failure: Error | undefined;
@@ -194,7 +195,7 @@ export class TypeWorker {
         await this.recover(err, backoff);
       }
     }
-    await this.drainAhead();
+    await this.drainSettles();
     await this.flushDue(true).catch((err: unknown) => {
       // Unacknowledged entries stay pending; the next owner replays them.
       this.d.log.warn({ err: String(err) }, 'final flush failed');
@@ -204,7 +205,7 @@ export class TypeWorker {
 
   /** After a failure: forget in-memory state everywhere and replay pending entries. */
   private async recover(err: unknown, backoff: Backoff): Promise<void> {
-    await this.drainAhead();
+    await this.drainSettles();
     const cause = this.failure ?? err;
     this.failure = undefined;
     this.blockedId = undefined;
@@ -225,7 +226,7 @@ export class TypeWorker {
 
   private async settleReleases(): Promise<void> {
     if (this.releasing.size === 0) return;
-    await this.drainAhead();
+    await this.drainSettles();
     await this.flushDue(true);
     for (const [p, resolve] of this.releasing) {
       this.owned.delete(p);
@@ -279,35 +280,35 @@ export class TypeWorker {
     // flush would merge the one-entry rounds again and never single the entry out.
     if (this.d.def.persistence.mode === 'commit-before-reply' || this.isolating > 0) {
       await loadMissing(this.d, parts);
-      this.commitInOrder(await applyParts(this.d, parts, now));
-      while (this.ahead.length >= MAX_AHEAD) await this.ahead.shift();
-      this.throwIfFailed();
+      await this.commitThenSettleLater(await applyParts(this.d, parts, now));
       return;
     }
-    // The last rounds committed one by one while isolating must land before a flush that may
-    // write the same keys (two commits in flight could reach PostgreSQL out of order).
-    if (this.ahead.length > 0) await this.drainAhead();
     await this.writeBehind?.applyRound(parts, now);
   }
 
-  /** Commits a round after every earlier one, then acknowledges and replies; skipped after a failure. */
-  private commitInOrder(applied: Array<[Owned, Applied]>): void {
-    this.tail = this.tail
-      .then(() => this.commitAndSettle(applied, true))
-      .catch((err: unknown) => {
-        this.failure ??= err instanceof Error ? err : new Error(String(err));
-      });
-    this.ahead.push(this.tail);
+  /**
+   * Commits a round, then leaves its acknowledgements and replies on their way: they are queued
+   * in order on one Redis connection, ahead of anything the next round sends. A failed settle
+   * fails the next round (which replays the pending entries; the committed ones are skipped).
+   */
+  private async commitThenSettleLater(applied: Array<[Owned, Applied]>): Promise<void> {
+    this.throwIfFailed();
+    const { settled } = await commitThenSettle(this.roundEnv(), applied, true);
+    const tracked = settled.catch((err: unknown) => {
+      this.failure ??= err instanceof Error ? err : new Error(String(err));
+    });
+    this.settling.add(tracked);
+    void tracked.finally(() => this.settling.delete(tracked));
   }
 
   /** Commits a round's partition batches together (one statement via the group committer). */
   private commitAndSettle(batches: Array<[Owned, Applied]>, reply: boolean): Promise<void> {
     this.throwIfFailed();
-    return commitRound(
-      { d: this.d, isolating: this.isolating > 0, lose: (o, why) => this.lose(o, why) },
-      batches,
-      reply,
-    );
+    return commitRound(this.roundEnv(), batches, reply);
+  }
+
+  private roundEnv(): RoundEnv {
+    return { d: this.d, isolating: this.isolating > 0, lose: (o, why) => this.lose(o, why) };
   }
 
   /** A newer owner holds the partition: drop it without acknowledging anything more. */
@@ -330,9 +331,8 @@ export class TypeWorker {
     if (this.failure) throw this.failure;
   }
 
-  private async drainAhead(): Promise<void> {
-    await Promise.all(this.ahead);
-    this.ahead = [];
+  private async drainSettles(): Promise<void> {
+    await Promise.all(this.settling);
     await this.writeBehind?.idle();
   }
 }
