@@ -11,7 +11,7 @@ import { benchEnv } from './lib/env.js';
 import { untilLedgerCaughtUp, untilPostgresIdle, vacuumAnalyze } from './lib/quiet.js';
 import { better, fmt, type LevelResult } from './lib/measure.js';
 import { render } from './lib/report.js';
-import { bareRedisLimit, httpHelloLimit } from './suites/limits.js';
+import { bareDurableLimit, bareRedisLimit, httpHelloLimit } from './suites/limits.js';
 import { echoAsk, startClient, startWorker } from './suites/runtime.js';
 import { httpRedemptions } from './suites/http-redemptions.js';
 import { redemptions } from './suites/vouchers.js';
@@ -39,7 +39,10 @@ async function main(): Promise<void> {
     progress('limit: bare Redis XADD → XREADGROUP → XADD round trip');
     const bare = await bareRedisLimit(env, levels);
     for (const r of bare) progress(`  ${r.concurrency} concurrent: ${fmt.rate(r.perSecond)}/s`);
-    return { hello, bare };
+    progress('limit: the same with one PostgreSQL commit per batch (the floor under a durable ask)');
+    const durable = await bareDurableLimit(env, levels);
+    for (const r of durable) progress(`  ${r.concurrency} concurrent: ${fmt.rate(r.perSecond)}/s`);
+    return { hello, bare, durable };
   };
   const first = await limits();
 
@@ -50,6 +53,7 @@ async function main(): Promise<void> {
   let asks: LevelResult[];
   let hello: LevelResult;
   let bare: LevelResult[];
+  let durable: LevelResult[];
   let vouchers: { spread: LevelResult; hot: LevelResult };
   let http: { spread: LevelResult; hot: LevelResult };
   let ussd: UssdLevel[];
@@ -69,6 +73,7 @@ async function main(): Promise<void> {
     asks = better(asks1, await echo());
     hello = better([first.hello], [second.hello])[0]!;
     bare = better(first.bare, second.bare);
+    durable = better(first.durable, second.durable);
     progress('vouchers: redemptions through the voucher actor, 64 concurrent (seeding 10,001 vouchers first)');
     const vacuum = () => vacuumAnalyze(env, progress);
     vouchers = await redemptions(env, client, 64, vacuum);
@@ -114,7 +119,7 @@ async function main(): Promise<void> {
 
   writeFileSync(
     'BENCHMARKS.md',
-    render(env.machine, env.seconds, hello, bare, asks, vouchers, http, ledger, ussd, sse, sockets),
+    render(env.machine, env.seconds, hello, bare, durable, asks, vouchers, http, ledger, ussd, sse, sockets),
   );
   progress('wrote BENCHMARKS.md');
 }
@@ -130,6 +135,8 @@ async function cleanup(redisUrl: string, databaseUrl: string, prefix: string, sc
   redis.disconnect();
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
   await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  // The durable floor's table lives beside the schema (its responder starts before the migrations).
+  await sql.unsafe(`DROP TABLE IF EXISTS "${schema}_floor"`);
   await sql.end();
 }
 

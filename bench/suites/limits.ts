@@ -37,12 +37,34 @@ export async function httpHelloLimit(env: BenchEnv): Promise<LevelResult> {
  * and XADDs the reply to this process's stream, read here with a blocking XREAD. The same shape
  * as `ask()`, minus decoding, `decide`, Postgres and the runtime's bookkeeping.
  */
-export async function bareRedisLimit(env: BenchEnv, levels: number[]): Promise<LevelResult[]> {
+export function bareRedisLimit(env: BenchEnv, levels: number[]): Promise<LevelResult[]> {
+  return mailboxLimit(env, levels, '../servers/redis-echo.js', {});
+}
+
+/**
+ * The same round trip with one PostgreSQL commit per batch before the replies (the responder
+ * upserts each batch's keys in one statement): the floor under a commit-before-reply `ask()`,
+ * with none of the runtime (no fencing, no snapshots' versions, no decoding, no `decide`).
+ */
+export function bareDurableLimit(env: BenchEnv, levels: number[], commitsInFlight = 1): Promise<LevelResult[]> {
+  return mailboxLimit(env, levels, '../servers/redis-pg-echo.js', {
+    DATABASE_URL: env.databaseUrl,
+    BENCH_TABLE: `${env.schema}_floor`,
+    BENCH_COMMITS_IN_FLIGHT: String(commitsInFlight),
+  });
+}
+
+async function mailboxLimit(
+  env: BenchEnv,
+  levels: number[],
+  server: string,
+  serverEnv: Record<string, string>,
+): Promise<LevelResult[]> {
   const stream = `${env.prefix}:bare`;
   const replyStream = `${env.prefix}:bare-reply`;
   const responder = startChild(
-    here('../servers/redis-echo.js'),
-    { REDIS_URL: env.redisUrl, BENCH_STREAM: stream },
+    here(server),
+    { REDIS_URL: env.redisUrl, BENCH_STREAM: stream, ...serverEnv },
     (l) => l.ready === true,
   );
   const redis = new Redis(env.redisUrl);
@@ -70,10 +92,11 @@ export async function bareRedisLimit(env: BenchEnv, levels: number[]): Promise<L
     const results: LevelResult[] = [];
     for (const c of levels) {
       results.push(
-        await closedLoop(c, env.seconds * 1000, async () => {
+        await closedLoop(c, env.seconds * 1000, async (w, i) => {
           const corr = randomUUID();
           const replied = new Promise<void>((resolve) => waiters.set(corr, resolve));
-          await redis.xadd(stream, '*', 'reply', replyStream, 'corr', corr);
+          // One key per asker, as the echo asks use (the durable responder upserts it).
+          await redis.xadd(stream, '*', 'reply', replyStream, 'corr', corr, 'key', `asker-${c}-${w}`, 'n', String(i));
           await replied;
         }),
       );

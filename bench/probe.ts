@@ -1,0 +1,75 @@
+/*
+ * `npm run bench:probe`: a quick A/B probe of the ask path, not the full bench. It alternates the
+ * bare Redis round trip and the echo ask() at the given concurrencies (BENCH_PROBE_LEVELS, default
+ * 64) for BENCH_PROBE_ROUNDS rounds (default 3), and prints, per run, the rate, p99 and the CPU
+ * each process spent per operation. Nothing is written: BENCHMARKS.md comes from `npm run bench`.
+ */
+import postgres from 'postgres';
+import { Redis } from 'ioredis';
+import { nodeArgs } from './lib/child.js';
+import { cpuMeter } from './lib/cpu.js';
+import { benchEnv } from './lib/env.js';
+import { closedLoop, fmt, type LevelResult } from './lib/measure.js';
+import { bareDurableLimit, bareRedisLimit } from './suites/limits.js';
+import { startClient, startWorker } from './suites/runtime.js';
+
+const levels = (process.env.BENCH_PROBE_LEVELS ?? '64').split(',').map(Number);
+const rounds = Number(process.env.BENCH_PROBE_ROUNDS ?? 3);
+
+function line(label: string, r: LevelResult, cpu?: Record<string, number>): void {
+  const perOp = cpu
+    ? ' ' +
+      Object.entries(cpu)
+        .map(([k, ms]) => `${k} ${Math.round((ms * 1000) / r.ops)}`)
+        .join(', ') +
+      ' µs/op'
+    : '';
+  process.stdout.write(
+    `${label} @${r.concurrency}: ${fmt.rate(r.perSecond)}/s p50 ${fmt.ms(r.p50Ms)} p99 ${fmt.ms(r.p99Ms)} err ${r.errors}${perOp}\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  const env = benchEnv();
+  const worker = await startWorker(env, {}, nodeArgs(process.env.BENCH_WORKER_ARGS));
+  const session = await startClient(env);
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const r of await bareRedisLimit(env, levels)) line('bare', r);
+      if (process.env.BENCH_PROBE_FLOOR) for (const r of await bareDurableLimit(env, levels)) line('bare+pg', r);
+      for (const c of levels) {
+        const meter = cpuMeter({
+          worker: { pid: worker.proc.pid ?? 0 },
+          postgres: { command: 'postgres' },
+          redis: { command: 'redis-server' },
+          client: { pid: process.pid },
+        });
+        const r = await closedLoop(
+          c,
+          env.seconds * 1000,
+          (w, i) => session.client.ask('echo', `asker-${c}-${w}`, { kind: 'echo', payload: i }),
+          1_000,
+          meter,
+        );
+        line('echo', r, meter.spent());
+      }
+    }
+  } finally {
+    await session.close();
+    await worker.stop();
+    const redis = new Redis(env.redisUrl);
+    const keys = await redis.keys(`${env.prefix}:*`);
+    if (keys.length) await redis.unlink(...keys);
+    redis.disconnect();
+    const sql = postgres(env.databaseUrl, { max: 1, onnotice: () => undefined });
+    await sql.unsafe(`DROP SCHEMA IF EXISTS "${env.schema}" CASCADE`);
+    // The durable floor's table lives beside the schema (its responder starts before the migrations).
+    await sql.unsafe(`DROP TABLE IF EXISTS "${env.schema}_floor"`);
+    await sql.end();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`probe failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
