@@ -2,7 +2,9 @@
  * `npm run bench:probe`: a quick A/B probe of the ask path, not the full bench. It alternates the
  * bare Redis round trip and the echo ask() at the given concurrencies (BENCH_PROBE_LEVELS, default
  * 64) for BENCH_PROBE_ROUNDS rounds (default 3), and prints, per run, the rate, p99 and the CPU
- * each process spent per operation. Nothing is written: BENCHMARKS.md comes from `npm run bench`.
+ * each process spent per operation. BENCH_PROBE_FLOOR=1 adds the durable floor;
+ * BENCH_PROBE_USSD=50,500 adds USSD hops through a gateway process at those session counts.
+ * Nothing is written: BENCHMARKS.md comes from `npm run bench`.
  */
 import postgres from 'postgres';
 import { Redis } from 'ioredis';
@@ -12,9 +14,11 @@ import { benchEnv } from './lib/env.js';
 import { closedLoop, fmt, type LevelResult } from './lib/measure.js';
 import { bareDurableLimit, bareRedisLimit } from './suites/limits.js';
 import { startClient, startWorker } from './suites/runtime.js';
+import { ussdHops } from './suites/ussd.js';
 
 const levels = (process.env.BENCH_PROBE_LEVELS ?? '64').split(',').map(Number);
 const rounds = Number(process.env.BENCH_PROBE_ROUNDS ?? 3);
+const ussdLevels = (process.env.BENCH_PROBE_USSD ?? '').split(',').filter(Boolean).map(Number);
 
 function line(label: string, r: LevelResult, cpu?: Record<string, number>): void {
   const perOp = cpu
@@ -27,6 +31,11 @@ function line(label: string, r: LevelResult, cpu?: Record<string, number>): void
   process.stdout.write(
     `${label} @${r.concurrency}: ${fmt.rate(r.perSecond)}/s p50 ${fmt.ms(r.p50Ms)} p99 ${fmt.ms(r.p99Ms)} err ${r.errors}${perOp}\n`,
   );
+}
+
+/** A USSD level's CPU per hop (µs), back as CPU ms over the level (what `line` divides by hops). */
+function cpuMs(u: Awaited<ReturnType<typeof ussdHops>>[number]): Record<string, number> {
+  return Object.fromEntries(Object.entries(u.cpuPerHopUs).map(([k, us]) => [k, (us * u.ops) / 1000]));
 }
 
 async function main(): Promise<void> {
@@ -52,6 +61,9 @@ async function main(): Promise<void> {
           meter,
         );
         line('echo', r, meter.spent());
+      }
+      if (ussdLevels.length > 0) {
+        for (const u of await ussdHops(env, worker.proc.pid ?? 0, ussdLevels)) line('ussd', u, cpuMs(u));
       }
     }
   } finally {
