@@ -49,14 +49,11 @@ export function decodeEntry(id: string, fields: string[] | null): MailboxEntry |
   };
 }
 
+/** A reply stream entry: fields `corr`, `ok` (`1` or `0`) and `body` (JSON), written by settle-script.ts. */
 export interface ReplyEntry {
   corr: string;
   ok: boolean;
   body: string;
-}
-
-export function encodeReply(r: ReplyEntry): string[] {
-  return ['corr', r.corr, 'ok', r.ok ? '1' : '0', 'body', r.body];
 }
 
 export function decodeReply(fields: string[]): ReplyEntry {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { decodeEntry, encodeEntry, encodeReply } from './entry-codec.js';
+import { decodeEntry, encodeEntry } from './entry-codec.js';
+import { ackAndReply } from './settle-script.js';
 import type { OutgoingReply, PoisonMessage } from './apply-batch.js';
 
 export type RawEntry = [string, string[] | null];
@@ -166,9 +167,9 @@ export class MailboxOps {
   }
 
   /**
-   * Acknowledges a batch, sends its replies and dead letters. Separate commands on an
-   * auto-pipelined connection: the settles of every partition finishing in the same tick leave
-   * in one write.
+   * Acknowledges a batch, sends its replies and dead letters, on an auto-pipelined connection:
+   * the settles of every partition finishing in the same tick leave in one write. Returns how
+   * many replies Redis refused (see {@link ackAndReply}).
    */
   async settle(
     ids: readonly string[],
@@ -176,20 +177,36 @@ export class MailboxOps {
     dead: readonly PoisonMessage[],
     deadStream: string,
     worker: string,
-  ): Promise<void> {
-    const sent: Array<Promise<unknown>> = [];
-    if (dead.length > 0) {
-      // A dead letter and the acknowledgement of its entry go together or not at all.
-      const tx = this.redis.multi();
-      for (const d of dead) tx.xadd(deadStream, '*', ...deadLetterFields(d, this.stream, worker));
-      // XACK with no id is a syntax error, which would abort the whole MULTI.
-      if (ids.length > 0) tx.xack(this.stream, this.group, ...ids);
-      sent.push(tx.exec().then(failOnError));
-    } else if (ids.length > 0) {
-      sent.push(this.redis.xack(this.stream, this.group, ...ids));
-    }
-    for (const r of replies) sent.push(sendReply(this.redis, r));
-    await Promise.all(sent);
+  ): Promise<number> {
+    if (dead.length === 0) return ackAndReply(this.redis, this.group, [{ stream: this.stream, ids }], replies);
+    // A dead letter and the acknowledgement of its entry go together or not at all.
+    const tx = this.redis.multi();
+    for (const d of dead) tx.xadd(deadStream, '*', ...deadLetterFields(d, this.stream, worker));
+    // XACK with no id is a syntax error, which would abort the whole MULTI.
+    if (ids.length > 0) tx.xack(this.stream, this.group, ...ids);
+    const [, refused] = await Promise.all([
+      tx.exec().then(failOnError),
+      ackAndReply(this.redis, this.group, [], replies),
+    ]);
+    return refused;
+  }
+
+  /**
+   * Acknowledges several partitions' batches (none with dead letters) and sends all their
+   * replies in one script: a round's settles in one command. The partitions share the worker's
+   * connection and group. Returns how many replies Redis refused.
+   */
+  static settleMany(
+    batches: ReadonlyArray<{ ops: MailboxOps; ids: readonly string[]; replies: readonly OutgoingReply[] }>,
+  ): Promise<number> {
+    const first = batches[0];
+    if (!first) return Promise.resolve(0);
+    return ackAndReply(
+      first.ops.redis,
+      first.ops.group,
+      batches.map((b) => ({ stream: b.ops.stream, ids: b.ids })),
+      batches.flatMap((b) => b.replies),
+    );
   }
 
   /**
@@ -240,11 +257,6 @@ return redis.call('XTRIM', KEYS[1], 'MINID', '~', minid)`;
 function failOnError(results: Array<[Error | null, unknown]> | null): void {
   const failed = results?.find(([err]) => err);
   if (failed?.[0]) throw failed[0];
-}
-
-/** Replies go with NOMKSTREAM: a gateway that has gone away leaves no stream behind. */
-function sendReply(redis: Redis, r: OutgoingReply): Promise<unknown> {
-  return redis.xadd(r.stream, 'NOMKSTREAM', 'MAXLEN', '~', 10_000, '*', ...encodeReply(r));
 }
 
 function deadLetterFields(d: PoisonMessage, stream: string, worker: string): string[] {

@@ -1,7 +1,7 @@
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { FencedError, type BatchCommit } from '../../store/snapshot-store.js';
-import type { MailboxOps } from './mailbox-ops.js';
+import { MailboxOps } from './mailbox-ops.js';
 import { failedReply, type Applied } from './partition-batch.js';
 import type { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
@@ -107,13 +107,15 @@ export async function commitThenSettle(
     batches.reduce((n, [, a]) => n + a.ids.length, 0),
   );
   const settles: Array<Promise<void>> = [];
+  const plain: Array<[Owned, Applied]> = [];
   let failure: Error | undefined;
   results.forEach((r, i) => {
     const [o, a] = batches[i]!;
     if (r.status === 'fulfilled') {
       // A write-behind flush merges several rounds' pins; its caller unpins them round by round.
       if (reply) o.cache.unpin(a.outcome.dirty.keys());
-      settles.push(settlePartition(env, o, a, reply));
+      if (a.dead.length > 0) settles.push(settlePartition(env, o, a, reply));
+      else plain.push([o, a]);
     } else if (r.reason instanceof FencedError) {
       env.lose(o, r.reason.message);
     } else if (env.isolating && isDataError(r.reason) && a.entries.length === 1) {
@@ -123,6 +125,7 @@ export async function commitThenSettle(
       failure ??= r.reason instanceof Error ? r.reason : new Error(String(r.reason));
     }
   });
+  if (plain.length > 0) settles.push(settleTogether(env, plain, reply));
   if (failure) {
     await Promise.allSettled(settles);
     throw failure;
@@ -141,8 +144,25 @@ async function allOrFirstFailure(all: ReadonlyArray<Promise<void>>): Promise<voi
 async function settlePartition(env: RoundEnv, o: Owned, a: Applied, reply: boolean): Promise<void> {
   const { d } = env;
   // A write-behind flush (reply false) replied at apply time but still owes its dead letters.
-  await o.ops.settle(a.ids, reply ? a.outcome.replies : [], a.dead, d.deadStream, d.workerId);
+  warnRefused(
+    d.log,
+    [o.partition],
+    await o.ops.settle(a.ids, reply ? a.outcome.replies : [], a.dead, d.deadStream, d.workerId),
+  );
   await forgetAcknowledged(env, o, a.ids);
+}
+
+/** Acknowledges and replies for committed batches with no dead letters, all in one script. */
+async function settleTogether(env: RoundEnv, parts: ReadonlyArray<[Owned, Applied]>, reply: boolean): Promise<void> {
+  const refused = await MailboxOps.settleMany(
+    parts.map(([o, a]) => ({ ops: o.ops, ids: a.ids, replies: reply ? a.outcome.replies : [] })),
+  );
+  warnRefused(
+    env.d.log,
+    parts.map(([o]) => o.partition),
+    refused,
+  );
+  await Promise.all(parts.map(([o, a]) => forgetAcknowledged(env, o, a.ids)));
 }
 
 /**
@@ -171,6 +191,12 @@ async function deadLetterRefused(env: RoundEnv, o: Owned, a: Applied, reason: un
   const dead = a.entries.map((entry) => ({ entry, error: `refused by PostgreSQL: ${message}` }));
   d.metrics.deadLettered.inc({ type: d.def.type }, dead.length);
   d.log.error({ partition: o.partition, msgId: a.entries[0]?.id, err: message }, 'message dead-lettered');
-  await o.ops.settle(a.ids, dead.filter((p) => p.entry.reply).map(failedReply), dead, d.deadStream, d.workerId);
+  const replies = dead.filter((p) => p.entry.reply).map(failedReply);
+  warnRefused(d.log, [o.partition], await o.ops.settle(a.ids, replies, dead, d.deadStream, d.workerId));
   await forgetAcknowledged(env, o, a.ids);
+}
+
+/** Replies Redis refused cannot be sent again (their entries are acknowledged): say so. */
+export function warnRefused(log: Logger, partitions: readonly number[], refused: number): void {
+  if (refused > 0) log.warn({ partitions, refused }, 'Redis refused replies (a reply stream key of another type?)');
 }

@@ -7,7 +7,8 @@ import {
   type BatchDeps,
   type Decoded,
 } from './partition-batch.js';
-import type { Owned } from './round-commit.js';
+import { MailboxOps } from './mailbox-ops.js';
+import { warnRefused, type Owned } from './round-commit.js';
 import type { SlotCache } from './slot-cache.js';
 
 /**
@@ -69,11 +70,15 @@ export class WriteBehind {
    */
   private async applyAndReply(parts: ReadonlyArray<{ o: Owned; decoded: Decoded }>, now: Date): Promise<void> {
     const applied = await applyParts(this.d, parts, now);
-    await Promise.all(
-      applied.map(async ([o, a]) => {
-        this.hold(o, a);
-        await o.ops.settle([], a.outcome.replies, [], this.d.deadStream, this.d.workerId);
-      }),
+    for (const [o, a] of applied) this.hold(o, a);
+    // Every partition's replies in one script: nothing is acknowledged before the flush.
+    const refused = await MailboxOps.settleMany(
+      applied.map(([o, a]) => ({ ops: o.ops, ids: [], replies: a.outcome.replies })),
+    );
+    warnRefused(
+      this.d.log,
+      applied.map(([o]) => o.partition),
+      refused,
     );
   }
 

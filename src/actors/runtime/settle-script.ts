@@ -1,0 +1,67 @@
+import type { Redis } from 'ioredis';
+import type { OutgoingReply } from './apply-batch.js';
+
+/**
+ * Acknowledges the batches of one or more mailboxes and sends their replies, in one script.
+ * KEYS: the m mailboxes, then the reply streams. ARGV[1]: the group; ARGV[2]: m; then, per
+ * mailbox, the number of its entry ids and the ids; then, per reply, the index of its stream in
+ * KEYS, its corr, ok and body (a `ReplyEntry`, entry-codec.ts). Replies go with NOMKSTREAM: a
+ * gateway that has gone away leaves no stream behind. A reply Redis refuses (a key of another
+ * type in its place) is counted, not fatal: its entry is acknowledged and nothing can send it
+ * again. Returns that count.
+ */
+const SETTLE = `
+local m = tonumber(ARGV[2])
+local at = 3
+for k = 1, m do
+  local n = tonumber(ARGV[at])
+  at = at + 1
+  for i = at, at + n - 1, 1000 do
+    redis.call('XACK', KEYS[k], ARGV[1], unpack(ARGV, i, math.min(i + 999, at + n - 1)))
+  end
+  at = at + n
+end
+local refused = 0
+for i = at, #ARGV, 4 do
+  local r = redis.pcall('XADD', KEYS[tonumber(ARGV[i])], 'NOMKSTREAM', 'MAXLEN', '~', '10000', '*',
+    'corr', ARGV[i + 1], 'ok', ARGV[i + 2], 'body', ARGV[i + 3])
+  if type(r) == 'table' and r.err then refused = refused + 1 end
+end
+return refused`;
+
+type SettleCommand = (numKeys: number, ...args: Array<string | number>) => Promise<number>;
+
+const defined = new WeakSet<Redis>();
+
+/** One mailbox's entries to acknowledge. */
+export interface Acks {
+  stream: string;
+  ids: readonly string[];
+}
+
+/**
+ * One script call for a whole round instead of an XACK per partition and an XADD per reply: each
+ * ioredis command costs the worker ~10 µs of its event loop (measured: 26 replies as commands
+ * ~320–430 µs, as one script ~125–165 µs, Redis +20 µs). The script is loaded once (EVALSHA,
+ * EVAL again after NOSCRIPT).
+ */
+export async function ackAndReply(
+  redis: Redis,
+  group: string,
+  acks: readonly Acks[],
+  replies: readonly OutgoingReply[],
+): Promise<number> {
+  const mailboxes = acks.filter((a) => a.ids.length > 0);
+  if (mailboxes.length === 0 && replies.length === 0) return 0;
+  if (!defined.has(redis)) {
+    redis.defineCommand('hearthSettle', { lua: SETTLE });
+    defined.add(redis);
+  }
+  const streams = [...new Set(replies.map((r) => r.stream))];
+  const slot = new Map(streams.map((s, i) => [s, mailboxes.length + i + 1]));
+  const args: Array<string | number> = [...mailboxes.map((a) => a.stream), ...streams, group, mailboxes.length];
+  for (const a of mailboxes) args.push(a.ids.length, ...a.ids);
+  for (const r of replies) args.push(slot.get(r.stream)!, r.corr, r.ok ? '1' : '0', r.body);
+  const settle = (redis as unknown as { hearthSettle: SettleCommand }).hearthSettle.bind(redis);
+  return settle(mailboxes.length + streams.length, ...args);
+}
