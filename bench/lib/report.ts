@@ -187,6 +187,11 @@ at 64 concurrent.
 - At 1 asker the ask is bounded by its own PostgreSQL commit (a synchronous WAL flush plus one
   fenced upsert statement, about 1 ms here): the bare Redis path has no database at all.
 - With more askers the worker reads every partition it owns in one XREADGROUP, applies the
-  round, and commits it in one statement while the next round forms, so commits grow with load.
+  round, and commits it in one statement; the next round is read when that commit returns and
+  holds everything that arrived meanwhile, so commits grow with load.
+- The durable floor is what the ask path would cost with no runtime at all. The gap between the
+  two is the runtime's own work per round (fencing, versions, decoding, \`decide\`, the
+  bookkeeping of pending and stranded entries) and the ActorClient's per ask (correlation,
+  deadline, the seven readable fields of a mailbox entry).
 `;
 }
