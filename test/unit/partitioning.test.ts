@@ -10,6 +10,24 @@ describe('stream ids', () => {
     expect(compareStreamIds('10-10', '10-10')).toBe(0);
     expect(compareStreamIds('1795323176967-1', '1795323176967-0')).toBe(1);
   });
+  it('compare exactly past 2^53, with leading zeros, and with a missing sequence as 0', () => {
+    // 2^64 - 1 and 2^64 - 2: equal as doubles, not as stream ids.
+    expect(compareStreamIds('1-18446744073709551615', '1-18446744073709551614')).toBe(1);
+    expect(compareStreamIds('9007199254740993-0', '9007199254740992-0')).toBe(1);
+    expect(compareStreamIds('0010-02', '10-2')).toBe(0);
+    expect(compareStreamIds('0-0', '00-000')).toBe(0);
+    expect(compareStreamIds('5', '5-0')).toBe(0);
+    expect(compareStreamIds('5', '5-1')).toBe(-1);
+    // Against the integer order on random pairs (BigInt as the reference).
+    const big = (id: string) => id.split('-').map((p) => BigInt(p)) as [bigint, bigint];
+    for (let i = 0; i < 2_000; i++) {
+      const id = () => `${Math.floor(Math.random() * 1e4)}-${Math.floor(Math.random() * 1e3)}`;
+      const [a, b] = [id(), id()];
+      const [[am, as], [bm, bs]] = [big(a), big(b)];
+      const expected = am !== bm ? (am < bm ? -1 : 1) : as === bs ? 0 : as < bs ? -1 : 1;
+      expect(compareStreamIds(a, b)).toBe(expected);
+    }
+  });
   it('recognise the id form', () => {
     expect(isStreamId('1-0')).toBe(true);
     expect(isStreamId('1')).toBe(false);
