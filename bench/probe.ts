@@ -6,11 +6,9 @@
  * BENCH_PROBE_USSD=50,500 adds USSD hops through a gateway process at those session counts.
  * Nothing is written: BENCHMARKS.md comes from `npm run bench`.
  */
-import postgres from 'postgres';
-import { Redis } from 'ioredis';
 import { nodeArgs } from './lib/child.js';
 import { cpuMeter } from './lib/cpu.js';
-import { benchEnv } from './lib/env.js';
+import { benchEnv, cleanup } from './lib/env.js';
 import { closedLoop, fmt, type LevelResult } from './lib/measure.js';
 import { bareDurableLimit, bareRedisLimit } from './suites/limits.js';
 import { startClient, startWorker } from './suites/runtime.js';
@@ -69,15 +67,7 @@ async function main(): Promise<void> {
   } finally {
     await session.close();
     await worker.stop();
-    const redis = new Redis(env.redisUrl);
-    const keys = await redis.keys(`${env.prefix}:*`);
-    if (keys.length) await redis.unlink(...keys);
-    redis.disconnect();
-    const sql = postgres(env.databaseUrl, { max: 1, onnotice: () => undefined });
-    await sql.unsafe(`DROP SCHEMA IF EXISTS "${env.schema}" CASCADE`);
-    // The durable floor's table lives beside the schema (its responder starts before the migrations).
-    await sql.unsafe(`DROP TABLE IF EXISTS "${env.schema}_floor"`);
-    await sql.end();
+    await cleanup(env);
   }
 }
 

@@ -4,10 +4,8 @@
  * Servers run in child processes; this process is the load generator.
  */
 import { writeFileSync } from 'node:fs';
-import postgres from 'postgres';
-import { Redis } from 'ioredis';
 import { nodeArgs } from './lib/child.js';
-import { benchEnv } from './lib/env.js';
+import { benchEnv, cleanup } from './lib/env.js';
 import { untilLedgerCaughtUp, untilPostgresIdle, vacuumAnalyze } from './lib/quiet.js';
 import { better, fmt, type LevelResult } from './lib/measure.js';
 import { render } from './lib/report.js';
@@ -109,7 +107,7 @@ async function main(): Promise<void> {
   } finally {
     await session.close();
     await worker.stop();
-    await cleanup(env.redisUrl, env.databaseUrl, env.prefix, env.schema);
+    await cleanup(env);
   }
 
   progress('ledger: journal entries/s at block sizes 1, 100, 1000');
@@ -122,22 +120,6 @@ async function main(): Promise<void> {
     render(env.machine, env.seconds, hello, bare, durable, asks, vouchers, http, ledger, ussd, sse, sockets),
   );
   progress('wrote BENCHMARKS.md');
-}
-
-async function cleanup(redisUrl: string, databaseUrl: string, prefix: string, schema: string): Promise<void> {
-  const redis = new Redis(redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await redis.unlink(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
-  const sql = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
-  await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  // The durable floor's table lives beside the schema (its responder starts before the migrations).
-  await sql.unsafe(`DROP TABLE IF EXISTS "${schema}_floor"`);
-  await sql.end();
 }
 
 main().catch((err: unknown) => {

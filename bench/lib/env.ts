@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
 
 /** Where a benchmark run's data goes: its own Redis prefix and Postgres schema, dropped after. */
 export interface BenchEnv {
@@ -25,4 +27,21 @@ export function benchEnv(): BenchEnv {
     seconds: Number(process.env.BENCH_SECONDS ?? 5),
     machine: `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, Node ${process.version}`,
   };
+}
+
+/** Drops what a run left: its Redis keys, its schema, and the durable floor's table beside it. */
+export async function cleanup(env: Pick<BenchEnv, 'redisUrl' | 'databaseUrl' | 'prefix' | 'schema'>): Promise<void> {
+  const redis = new Redis(env.redisUrl);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${env.prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.unlink(...keys);
+  } while (cursor !== '0');
+  redis.disconnect();
+  const sql = postgres(env.databaseUrl, { max: 1, onnotice: () => undefined });
+  await sql.unsafe(`DROP SCHEMA IF EXISTS "${env.schema}" CASCADE`);
+  // The durable floor's table lives beside the schema (its responder starts before the migrations).
+  await sql.unsafe(`DROP TABLE IF EXISTS "${env.schema}_floor"`);
+  await sql.end();
 }
