@@ -5,6 +5,7 @@ import type { BatchCommit, SnapshotStore } from '../../store/snapshot-store.js';
 import { Backoff, sleep } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
+import { lingerAfter } from './linger.js';
 import { applyParts, decodePartition, loadMissing, type Applied } from './partition-batch.js';
 import { commitRound, commitThenSettle, isDataError, type Owned, type RoundEnv } from './round-commit.js';
 import { SlotCache } from './slot-cache.js';
@@ -186,6 +187,8 @@ export class TypeWorker {
         if (read.size > 0) {
           await this.round(read);
           if (this.isolating > 0) this.isolating--;
+          const linger = lingerAfter(read, this.d.def.persistence.mode);
+          if (linger > 0) await sleep(linger);
         }
         await this.flushDue(false);
         await this.upkeep.run(this.owned.values());
