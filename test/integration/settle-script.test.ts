@@ -3,6 +3,7 @@ import { decodeReply } from '../../src/actors/runtime/entry-codec.js';
 import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
 import { ackAndReply } from '../../src/actors/runtime/settle-script.js';
 import { isolated, type Isolated } from '../support/isolated.js';
+import { startProxy, viaProxy } from '../support/tcp-proxy.js';
 
 describe('acknowledging a batch and replying in one script', () => {
   let env: Isolated;
@@ -85,22 +86,55 @@ describe('acknowledging a batch and replying in one script', () => {
     expect(await env.redis.exists(gone)).toBe(0);
   });
 
-  it('loads itself again after Redis forgot its scripts', async () => {
+  it('loads itself again after Redis forgot its scripts, inside a busy auto-pipeline', async () => {
     const stream = `${env.keys.mailbox('counter', 2)}:flushed`;
-    const ids = await pendingEntries(stream, 2);
+    const ids = await pendingEntries(stream, 20);
     await ackAndReply(worker, env.keys.group, [{ stream, ids: ids.slice(0, 1) }], []);
     await env.redis.script('FLUSH');
-    // Two in one tick: they leave in one auto-pipelined write, as a round's settles do.
-    await Promise.all([
-      ackAndReply(worker, env.keys.group, [{ stream, ids: ids.slice(1) }], []),
-      ackAndReply(
-        worker,
-        env.keys.group,
-        [],
-        [{ stream: env.keys.replies('gone'), corr: 'x', ok: true, body: 'null' }],
-      ),
-    ]);
+    // Many calls and other commands in one tick, as a busy worker sends them: they leave in one
+    // auto-pipelined write, every script call is refused NOSCRIPT, and each must load and run
+    // again. (ioredis's own script commands resent themselves outside the pipeline, which then
+    // threw an uncaught TypeError in ioredis and would have stopped the worker.)
+    const reply = { stream: env.keys.replies('gone'), corr: 'x', ok: true, body: 'null' };
+    const calls = ids
+      .slice(1)
+      .flatMap((id) => [
+        ackAndReply(worker, env.keys.group, [{ stream, ids: [id] }], [reply]),
+        worker.xlen(stream).then(() => 0),
+      ]);
+    expect(await Promise.all(calls)).toEqual(calls.map(() => 0));
     expect(await pending(stream)).toBe(0);
+  });
+
+  it('fails its calls, and nothing else, when the connection is cut under a busy auto-pipeline', async () => {
+    const target = viaProxy(env.redisUrl);
+    const proxy = await startProxy(target.host, target.port);
+    const url = viaProxy(env.redisUrl, proxy.port).url;
+    const cut = await connectRedis(createRedis(url, 'settle-cut'), url);
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown): void => void uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const stream = `${env.keys.mailbox('counter', 6)}:cut`;
+      const ids = await pendingEntries(stream, 200);
+      const reply = { stream: env.keys.replies('gone'), corr: 'x', ok: true, body: 'null' };
+      for (let round = 0; round < 5; round++) {
+        // Scripts refused NOSCRIPT and resent, in flight when the connection drops.
+        await env.redis.script('FLUSH');
+        const calls = ids.map((id) => ackAndReply(cut, env.keys.group, [{ stream, ids: [id] }], [reply]));
+        setImmediate(() => proxy.cut());
+        const outcomes = await Promise.allSettled(calls);
+        expect(outcomes.some((o) => o.status === 'rejected')).toBe(true);
+        proxy.restore();
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      cut.disconnect();
+      await proxy.close();
+    }
   });
 
   it("acknowledges several mailboxes' batches in one call, each in its own stream", async () => {

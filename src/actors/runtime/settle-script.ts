@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { OutgoingReply } from './apply-batch.js';
 
@@ -29,9 +30,7 @@ for i = at, #ARGV, 4 do
 end
 return refused`;
 
-type SettleCommand = (numKeys: number, ...args: Array<string | number>) => Promise<number>;
-
-const defined = new WeakSet<Redis>();
+const SETTLE_SHA = createHash('sha1').update(SETTLE).digest('hex');
 
 /** One mailbox's entries to acknowledge. */
 export interface Acks {
@@ -53,15 +52,20 @@ export async function ackAndReply(
 ): Promise<number> {
   const mailboxes = acks.filter((a) => a.ids.length > 0);
   if (mailboxes.length === 0 && replies.length === 0) return 0;
-  if (!defined.has(redis)) {
-    redis.defineCommand('hearthSettle', { lua: SETTLE });
-    defined.add(redis);
-  }
   const streams = [...new Set(replies.map((r) => r.stream))];
   const slot = new Map(streams.map((s, i) => [s, mailboxes.length + i + 1]));
   const args: Array<string | number> = [...mailboxes.map((a) => a.stream), ...streams, group, mailboxes.length];
   for (const a of mailboxes) args.push(a.ids.length, ...a.ids);
   for (const r of replies) args.push(slot.get(r.stream)!, r.corr, r.ok ? '1' : '0', r.body);
-  const settle = (redis as unknown as { hearthSettle: SettleCommand }).hearthSettle.bind(redis);
-  return settle(mailboxes.length + streams.length, ...args);
+  const keys = mailboxes.length + streams.length;
+  // Plain EVALSHA, and EVAL when Redis has forgotten the script (a restart, SCRIPT FLUSH): both
+  // ordinary commands in the auto-pipeline. ioredis's own script commands (defineCommand) resend
+  // themselves outside the pipeline that carried them, and with a connection cut under a busy
+  // pipeline ioredis then threw an uncaught TypeError ("results[i] is not iterable").
+  try {
+    return (await redis.evalsha(SETTLE_SHA, keys, ...args)) as number;
+  } catch (err) {
+    if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
+    return (await redis.eval(SETTLE, keys, ...args)) as number;
+  }
 }
