@@ -106,6 +106,32 @@ describe('acknowledging a batch and replying in one script', () => {
     expect(await pending(stream)).toBe(0);
   });
 
+  it('runs on a fresh connection whose auto-pipeline another command opened in the same tick', async () => {
+    // redis/ioredis#1931: an auto-pipeline copies the client's custom commands when it is made,
+    // so a script command defined on first use, after another command of the tick had opened the
+    // pipeline, was "not a function" there, and ioredis threw an uncaught TypeError ("results[i]
+    // is not iterable"). Seen once in CI; it would have stopped a worker.
+    const stream = `${env.keys.mailbox('counter', 7)}:fresh`;
+    const ids = await pendingEntries(stream, 3);
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown): void => void uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    const fresh = await connectRedis(createRedis(env.redisUrl, 'settle-fresh'), env.redisUrl);
+    try {
+      const [len, refused] = await Promise.all([
+        fresh.xlen(stream),
+        ackAndReply(fresh, env.keys.group, [{ stream, ids }], []),
+      ]);
+      expect([len, refused]).toEqual([3, 0]);
+      expect(await pending(stream)).toBe(0);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      fresh.disconnect();
+    }
+  });
+
   it('fails its calls, and nothing else, when the connection is cut under a busy auto-pipeline', async () => {
     const target = viaProxy(env.redisUrl);
     const proxy = await startProxy(target.host, target.port);
