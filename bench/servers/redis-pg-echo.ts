@@ -25,7 +25,7 @@ let running = true;
 type Entries = Array<[string, string[]]>;
 
 async function commitAndReply(entries: Entries): Promise<void> {
-  // Fields as sent by the bench: reply, corr, key. The newest entry per key wins.
+  // Fields as the bench sends them: reply, corr, key, n (f[1], f[3], f[5], f[7]). Newest per key wins.
   const rows = new Map<string, { key: string; n: number }>();
   for (const [, f] of entries) rows.set(f[5] as string, { key: f[5] as string, n: Number(f[7]) });
   await sql`
