@@ -1,7 +1,7 @@
 /*
  * `npm run bench:probe`: a quick A/B probe of the ask path, not the full bench. It alternates the
  * bare Redis round trip and the echo ask() at the given concurrencies (BENCH_PROBE_LEVELS, default
- * 64) for BENCH_PROBE_ROUNDS rounds (default 3), and prints, per run, the rate, p99 and the CPU
+ * 64; empty: none) for BENCH_PROBE_ROUNDS rounds (default 3), and prints, per run, the rate, p99 and the CPU
  * each process spent per operation. BENCH_PROBE_FLOOR=1 adds the durable floor;
  * BENCH_PROBE_USSD=50,500 adds USSD hops through a gateway process at those session counts.
  * Nothing is written: BENCHMARKS.md comes from `npm run bench`.
@@ -14,7 +14,7 @@ import { bareDurableLimit, bareRedisLimit } from './suites/limits.js';
 import { startClient, startWorker } from './suites/runtime.js';
 import { ussdHops } from './suites/ussd.js';
 
-const levels = (process.env.BENCH_PROBE_LEVELS ?? '64').split(',').map(Number);
+const levels = (process.env.BENCH_PROBE_LEVELS ?? '64').split(',').filter(Boolean).map(Number);
 const rounds = Number(process.env.BENCH_PROBE_ROUNDS ?? 3);
 const ussdLevels = (process.env.BENCH_PROBE_USSD ?? '').split(',').filter(Boolean).map(Number);
 

@@ -7,8 +7,8 @@ export type RawEntry = [string, string[] | null];
 
 /**
  * One XREADGROUP over many partition mailboxes: `'>'` for new entries, or an id for this
- * consumer's pending history after it. Blocks only when every cursor is `'>'`. Returns the
- * entries per stream; a stream with nothing to read is absent.
+ * consumer's pending history after it. Blocks (for `blockMs`, unless undefined) only when every
+ * cursor is `'>'`. Returns the entries per stream; a stream with nothing to read is absent.
  */
 export async function readMany(
   blocking: Redis,
@@ -16,11 +16,11 @@ export async function readMany(
   consumer: string,
   cursors: ReadonlyArray<{ stream: string; cursor: string }>,
   count: number,
-  blockMs: number,
+  blockMs: number | undefined,
 ): Promise<Map<string, RawEntry[]>> {
   const streams = cursors.map((c) => c.stream);
   const ids = cursors.map((c) => c.cursor);
-  const block = ids.every((id) => id === '>') ? ['BLOCK', blockMs] : [];
+  const block = blockMs !== undefined && ids.every((id) => id === '>') ? ['BLOCK', blockMs] : [];
   const res = (await blocking.call(
     'XREADGROUP',
     'GROUP',

@@ -5,7 +5,7 @@ import type { BatchCommit, SnapshotStore } from '../../store/snapshot-store.js';
 import { Backoff, sleep } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
-import { lingerAfter } from './linger.js';
+import { topUpAfter } from './read-top-up.js';
 import { applyParts, decodePartition, loadMissing, type Applied } from './partition-batch.js';
 import { commitRound, commitThenSettle, isDataError, type Owned, type RoundEnv } from './round-commit.js';
 import { SlotCache } from './slot-cache.js';
@@ -60,7 +60,8 @@ const ISOLATION_ROUNDS = 50;
  * (per-key order holds, keys run side by side) and commits them all in one statement, then
  * acknowledges and replies. One commit is in flight at a time (group commit): the next round is
  * read once it returns, and holds everything that arrived meanwhile, while the acknowledgements
- * and replies of the committed round are still on their way to Redis. Reading and applying
+ * and replies of the committed round are still on their way to Redis. A blocking read that woke
+ * on the head of a burst reads the rest at once (see {@link topUpAfter}). Reading and applying
  * further rounds during a commit was measured slower: it split the load into more, smaller
  * commits, and the fixed cost of each round (a Redis read, a PostgreSQL statement and its WAL
  * flush, the wake-ups of three processes) is most of an echo ask's CPU at 64 askers. On failure
@@ -85,6 +86,8 @@ export class TypeWorker {
    */
   private isolating = 0;
   private readonly upkeep: MailboxUpkeep;
+  /** Entries of the last round read (every partition): whether the worker is under load. */
+  private lastRound = 0;
 
   constructor(private readonly d: TypeWorkerDeps) {
     this.upkeep = new MailboxUpkeep(d.options, d.log, d.attempts);
@@ -187,8 +190,6 @@ export class TypeWorker {
         if (read.size > 0) {
           await this.round(read);
           if (this.isolating > 0) this.isolating--;
-          const linger = lingerAfter(read, this.d.def.persistence.mode);
-          if (linger > 0) await sleep(linger);
         }
         await this.flushDue(false);
         await this.upkeep.run(this.owned.values());
@@ -254,14 +255,31 @@ export class TypeWorker {
     const leaseLeft = Math.min(...parts.map((o) => o.validUntil - now));
     const cursors = parts.map((o) => ({ stream: o.ops.stream, cursor: o.cursor }));
     this.blockedId ??= await this.d.blocking.client('ID');
+    const count = this.isolating > 0 ? 1 : this.d.options.batch;
     const byStream = await readMany(
       this.d.blocking,
       this.d.group,
       this.d.workerId,
       cursors,
-      this.isolating > 0 ? 1 : this.d.options.batch,
+      count,
       Math.max(1, Math.floor(Math.min(this.blockFor(), leaseLeft))),
     );
+    let got = 0;
+    for (const raw of byStream.values()) got += raw.length;
+    // Only new entries (a pending history is read in full anyway), never while isolating (one
+    // entry per round), and never past the lease (the first read may have blocked most of it).
+    const canTopUp =
+      this.isolating === 0 &&
+      cursors.every((c) => c.cursor === '>') &&
+      Math.min(...parts.map((o) => o.validUntil)) - performance.now() > 5;
+    if (canTopUp && topUpAfter(this.lastRound, got)) {
+      const rest = await readMany(this.d.blocking, this.d.group, this.d.workerId, cursors, count, undefined);
+      for (const [stream, raw] of rest) {
+        byStream.set(stream, [...(byStream.get(stream) ?? []), ...raw]);
+        got += raw.length;
+      }
+    }
+    this.lastRound = got;
     const out = new Map<Owned, RawEntry[]>();
     for (const o of parts) {
       const raw = byStream.get(o.ops.stream) ?? [];
