@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { LOADED_ROUND, topUpAfter } from '../../src/actors/runtime/read-top-up.js';
+import { topUpAfter } from '../../src/actors/runtime/read-top-up.js';
 
 describe('reading again at once after a blocking read that woke on the head of a burst', () => {
-  it('tops up a short answer that follows a loaded round', () => {
-    expect(topUpAfter(LOADED_ROUND, 1)).toBe(true);
-    expect(topUpAfter(64, LOADED_ROUND - 1)).toBe(true);
+  it('tops up a single entry that follows a round of several', () => {
+    expect(topUpAfter(2, 1)).toBe(true);
+    expect(topUpAfter(64, 1)).toBe(true);
   });
 
-  it('does not top up an answer that already holds a loaded round', () => {
-    expect(topUpAfter(64, LOADED_ROUND)).toBe(false);
+  it('does not top up an answer of several entries: the read did not wake on one command', () => {
+    expect(topUpAfter(64, 2)).toBe(false);
     expect(topUpAfter(64, 200)).toBe(false);
   });
 
-  it('never reads twice under light load: a lone asker pays no second round trip', () => {
+  it('never reads twice for a lone asker, nor after an empty read', () => {
     expect(topUpAfter(1, 1)).toBe(false);
-    expect(topUpAfter(LOADED_ROUND - 1, 1)).toBe(false);
-    expect(topUpAfter(0, 0)).toBe(false);
+    expect(topUpAfter(0, 1)).toBe(false);
+    expect(topUpAfter(64, 0)).toBe(false);
   });
 });

@@ -1,21 +1,19 @@
-/** Entries in a round from which a worker counts as under load. */
-export const LOADED_ROUND = 16;
-
 /**
  * Whether a blocking read's answer is only the head of a burst, so the worker should read again at
- * once (without blocking) before it applies anything: after a round that showed load
- * (`previousRound` entries, every partition counted), a read that came back with fewer than that.
+ * once (without blocking) before it applies anything: the read came back with a single entry,
+ * after a round of more (`previousRound` entries, every partition counted).
  *
  * Why a burst arrives cut: Redis serves a client blocked in XREADGROUP right after the first
- * command that adds to one of its streams, even in the middle of a pipeline. Under load, the
- * askers a round has just answered send their next asks together (one auto-pipelined write from
- * each gateway), so a blocked worker woke with the first of them alone, and the rest waited for
- * the next round. Rounds alternated between one entry and all the others, each paying a round's
- * fixed cost (a commit with its WAL flush, a settle script, the wake-ups of three processes): at 64
- * echo askers half the commits held a single entry. By the time the worker has that answer, the
- * rest of the write is in the stream (Redis sends replies only after it has run every command it
- * read), so the second read finds it. A lone asker never reads twice.
+ * command that adds to one of its streams, even in the middle of a pipeline, so a blocked read
+ * wakes with exactly one entry. Under load, the askers a round has just answered send their next
+ * asks together (one auto-pipelined write from each gateway), so a blocked worker woke with the
+ * first of them alone, and the rest waited for the next round. Rounds alternated between one entry
+ * and all the others, each paying a round's fixed cost (a commit with its WAL flush, a settle
+ * script, the wake-ups of three processes): at 64 echo askers half the commits held a single
+ * entry. By the time the worker has that answer, the rest of the write is in the stream (Redis
+ * sends replies only after it has run every command it read), so the second read finds it. A
+ * lone asker, whose rounds hold one entry each, never reads twice.
  */
 export function topUpAfter(previousRound: number, got: number): boolean {
-  return previousRound >= LOADED_ROUND && got < LOADED_ROUND;
+  return got === 1 && previousRound > 1;
 }
