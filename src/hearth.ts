@@ -82,7 +82,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
   try {
     await assertDatabaseReachable(sql);
     if (opts.migrate ?? true) await migrate(sql, config.DATABASE_SCHEMA, log);
-    const redis = await connectRedis(createRedis(config.REDIS_URL, 'hearth-commands'), config.REDIS_URL);
+    const redis = await connectRedis(createRedis(config.REDIS_URL, 'hearth-commands', { log }), config.REDIS_URL);
     cleanups.push(() => redis.disconnect());
     const partitionsOf = (type: string): number =>
       actors.find((a) => a.type === type)?.partitions ?? config.ACTOR_PARTITIONS;
@@ -94,7 +94,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       runtime = new Runtime({
         workerId: processId('worker'),
         redis,
-        connect: (name, blocking) => createRedis(config.REDIS_URL, name, { blocking }),
+        connect: (name, blocking) => createRedis(config.REDIS_URL, name, { blocking, log }),
         store: createPgSnapshotStore(sql),
         keys,
         log: log.child({ role: 'worker' }),
@@ -130,7 +130,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     if (config.ROLE !== 'worker') {
       const gatewayId = processId('gateway');
       const reader = await connectRedis(
-        createRedis(config.REDIS_URL, `${gatewayId}:replies`, { blocking: true }),
+        createRedis(config.REDIS_URL, `${gatewayId}:replies`, { blocking: true, log }),
         config.REDIS_URL,
       );
       client = new ActorClient(

@@ -33,11 +33,11 @@ export async function startRuntime(
     sql?: Sql;
   } = {},
 ): Promise<Runtime> {
-  const redis = await connectRedis(createRedis(env.redisUrl, 'test-worker'), env.redisUrl);
+  const redis = await connectRedis(createRedis(env.redisUrl, 'test-worker', { log: env.log }), env.redisUrl);
   const runtime = new Runtime({
     workerId: opts.workerId ?? processId('worker'),
     redis,
-    connect: (name, blocking) => createRedis(env.redisUrl, name, { blocking }),
+    connect: (name, blocking) => createRedis(env.redisUrl, name, { blocking, log: env.log }),
     store: createPgSnapshotStore(opts.sql ?? env.sql),
     keys: env.keys,
     log: env.log,
@@ -60,8 +60,11 @@ export async function startClient(
   env: Isolated,
   opts: { timeoutMs?: number; partitions?: number } = {},
 ): Promise<ActorClient> {
-  const redis = await connectRedis(createRedis(env.redisUrl, 'test-client'), env.redisUrl);
-  const reader = await connectRedis(createRedis(env.redisUrl, 'test-client-replies', { blocking: true }), env.redisUrl);
+  const redis = await connectRedis(createRedis(env.redisUrl, 'test-client', { log: env.log }), env.redisUrl);
+  const reader = await connectRedis(
+    createRedis(env.redisUrl, 'test-client-replies', { blocking: true, log: env.log }),
+    env.redisUrl,
+  );
   const client = new ActorClient(
     redis,
     reader,

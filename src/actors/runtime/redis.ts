@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { Logger } from '../../log.js';
 import { StartupError } from '../../store/db.js';
 
 export type { Redis };
@@ -8,8 +9,8 @@ export type { Redis };
  * during an outage gets a 503 at once instead of hanging; it reconnects in the background
  * with capped back-off.
  */
-export function createRedis(url: string, name: string, opts: { blocking?: boolean } = {}): Redis {
-  return new Redis(url, {
+export function createRedis(url: string, name: string, opts: { blocking?: boolean; log?: Logger } = {}): Redis {
+  const redis = new Redis(url, {
     connectionName: name,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -23,6 +24,30 @@ export function createRedis(url: string, name: string, opts: { blocking?: boolea
     enableAutoPipelining: true,
     connectTimeout: 3_000,
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
+  });
+  if (opts.log) reportOutages(redis, name, opts.log);
+  return redis;
+}
+
+/**
+ * One log line when a connection is lost and one when it is back, instead of ioredis's own
+ * "[ioredis] Unhandled error event" on stderr at every reconnection attempt (a line every 2 s per
+ * connection during an outage, outside the JSON logs). The commands that fail meanwhile are
+ * reported where they fail, with their context. Before the first connection nothing is logged
+ * here: `connectRedis` turns that failure into the start-up error.
+ */
+function reportOutages(redis: Redis, name: string, log: Logger): void {
+  let everUp = false;
+  let down = false;
+  redis.on('error', (err: Error) => {
+    if (!everUp || down) return;
+    down = true;
+    log.warn({ connection: name, err: err.message }, 'Redis connection lost; reconnecting');
+  });
+  redis.on('ready', () => {
+    if (down) log.info({ connection: name }, 'Redis connection back');
+    everUp = true;
+    down = false;
   });
 }
 

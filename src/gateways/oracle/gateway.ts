@@ -14,11 +14,11 @@ export async function startOracleGateway(d: OracleDeps): Promise<{
   attach(app: TemplatedApp): { close(): Promise<void> };
   close(): Promise<void>;
 }> {
+  const log = d.log.child({ role: 'gateway' });
   const reader = await connectRedis(
-    createRedis(d.config.REDIS_URL, 'chat-events', { blocking: true }),
+    createRedis(d.config.REDIS_URL, 'chat-events', { blocking: true, log }),
     d.config.REDIS_URL,
   );
-  const log = d.log.child({ role: 'gateway' });
   const hub = new ChatEventHub(reader, d.keys, log);
   const auth = createOracleAuth(d.config, d.redis, d.sql);
   return {
