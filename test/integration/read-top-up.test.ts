@@ -22,7 +22,13 @@ describe('a burst that wakes a blocked worker under load', () => {
   beforeAll(async () => {
     env = await isolated();
     metrics = createMetrics();
-    runtime = await startRuntime(env, { actors: [counterActor], metrics });
+    // A long block and lease: the second burst must come while the worker still counts as loaded,
+    // i.e. before its blocking read times out empty, even on a loaded CI machine.
+    runtime = await startRuntime(env, {
+      actors: [counterActor],
+      metrics,
+      options: { blockMs: 5_000, leaseTtlMs: 15_000 },
+    });
     client = await startClient(env);
   });
 

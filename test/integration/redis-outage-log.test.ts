@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { connectRedis, createRedis } from '../../src/actors/runtime/redis.js';
+import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
 import { eventually } from '../support/isolated.js';
 import { startProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
@@ -17,38 +17,69 @@ function capturingLogger(): { log: pino.Logger; lines: Array<Record<string, unkn
   return { log: pino({ level: 'info' }, sink), lines };
 }
 
+const answers = (redis: Redis): Promise<void> =>
+  eventually(
+    () => redis.ping().catch(() => 'down'),
+    (pong) => pong === 'PONG',
+    10_000,
+    50,
+  ).then(() => undefined);
+
 describe('a Redis connection that goes down and comes back', () => {
   let proxy: TcpProxy | undefined;
+  let redis: Redis | undefined;
 
   afterEach(async () => {
     vi.restoreAllMocks();
+    redis?.disconnect();
     await proxy?.close();
   });
 
-  it('says so once in the JSON log each way, and nothing on stderr, however many retries', async () => {
+  it('says so in the JSON log once each way (and once per new cause), and nothing on stderr, however many retries', async () => {
     const redisUrl = inject('redisUrl');
     const target = viaProxy(redisUrl);
     proxy = await startProxy(target.host, target.port);
     const url = viaProxy(redisUrl, proxy.port).url;
     const stderr = vi.spyOn(console, 'error');
     const { log, lines } = capturingLogger();
-    const redis = await connectRedis(createRedis(url, 'outage-test', { log }), url);
+    redis = await connectRedis(createRedis(url, 'outage-test', { log }), url);
+    proxy.cut();
+    // Retries back off 50, 100, 200 … ms: well over three attempts in 1.5 s.
+    await new Promise((r) => setTimeout(r, 1_500));
+    proxy.restore();
+    await answers(redis);
+    const outage = lines.filter((l) => l.connection === 'outage-test');
+    expect(outage[0]?.msg).toBe('Redis connection lost; reconnecting');
+    expect(outage.at(-1)?.msg).toBe('Redis connection back');
+    const between = outage.slice(1, -1);
+    expect(between.every((l) => l.msg === 'Redis still unreachable')).toBe(true);
+    // Only a change of cause is worth another line: never the same cause twice in a row.
+    const causes = outage.slice(0, -1).map((l) => l.err);
+    expect(causes.filter((c, i) => i > 0 && c === causes[i - 1])).toEqual([]);
+    expect(stderr.mock.calls.filter((c) => String(c[0]).includes('[ioredis]'))).toEqual([]);
+  });
+
+  it('logs a connection closed cleanly by the server (CLIENT KILL) and its return', async () => {
+    const url = inject('redisUrl');
+    const { log, lines } = capturingLogger();
+    redis = await connectRedis(createRedis(url, 'killed-test', { log }), url);
+    const id = await redis.client('ID');
+    const admin = await connectRedis(createRedis(url, 'killer'), url);
     try {
-      proxy.cut();
-      // Retries back off 50, 100, 200 … ms: well over three attempts in 1.5 s.
-      await new Promise((r) => setTimeout(r, 1_500));
-      proxy.restore();
-      await eventually(
-        () => redis.ping().catch(() => 'down'),
-        (pong) => pong === 'PONG',
-        10_000,
-        50,
-      );
-      const outage = lines.filter((l) => l.connection === 'outage-test');
-      expect(outage.map((l) => l.msg)).toEqual(['Redis connection lost; reconnecting', 'Redis connection back']);
-      expect(stderr.mock.calls.filter((c) => String(c[0]).includes('[ioredis]'))).toEqual([]);
+      await admin.client('KILL', 'ID', String(id));
     } finally {
-      redis.disconnect();
+      admin.disconnect();
     }
+    await eventually(
+      () => Promise.resolve(lines.length),
+      (n) => n >= 2,
+      10_000,
+      20,
+    );
+    await answers(redis);
+    expect(lines.map((l) => [l.connection, l.msg])).toEqual([
+      ['killed-test', 'Redis connection lost; reconnecting'],
+      ['killed-test', 'Redis connection back'],
+    ]);
   });
 });

@@ -10,9 +10,11 @@
  * first of them alone, and the rest waited for the next round. Rounds alternated between one entry
  * and all the others, each paying a round's fixed cost (a commit with its WAL flush, a settle
  * script, the wake-ups of three processes): at 64 echo askers half the commits held a single
- * entry. By the time the worker has that answer, the rest of the write is in the stream (Redis
- * sends replies only after it has run every command it read), so the second read finds it. A
- * lone asker, whose rounds hold one entry each, never reads twice.
+ * entry. By the time the worker has that answer, the rest of that write is usually in the
+ * stream (Redis sends replies only after it has run every command it read in that pass: a write
+ * larger than its 16 KB read buffer, or bursts from several gateways, may still straddle two
+ * rounds), so the second read finds it. A heuristic, then, that costs one non-blocking read when
+ * it misses. A lone asker, whose rounds hold one entry each, never reads twice.
  */
 export function topUpAfter(previousRound: number, got: number): boolean {
   return got === 1 && previousRound > 1;

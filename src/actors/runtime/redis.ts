@@ -30,24 +30,37 @@ export function createRedis(url: string, name: string, opts: { blocking?: boolea
 }
 
 /**
- * One log line when a connection is lost and one when it is back, instead of ioredis's own
- * "[ioredis] Unhandled error event" on stderr at every reconnection attempt (a line every 2 s per
- * connection during an outage, outside the JSON logs). The commands that fail meanwhile are
- * reported where they fail, with their context. Before the first connection nothing is logged
- * here: `connectRedis` turns that failure into the start-up error.
+ * Redis outages in the JSON log, instead of ioredis's own "[ioredis] Unhandled error event" on
+ * stderr at every reconnection attempt (a line every 2 s per connection, outside the JSON logs):
+ * one warn line when a connection that was up is lost (a reset, or a clean close such as
+ * `CLIENT KILL`), one more whenever the cause changes while it stays down (a password changed,
+ * `max number of clients`, `LOADING`), and one info line when it is back. A connection that has
+ * never been up says so once per cause, too (a worker's reading connections connect in the
+ * background). The commands that fail meanwhile are reported where they fail, with their context.
  */
 function reportOutages(redis: Redis, name: string, log: Logger): void {
-  let everUp = false;
-  let down = false;
+  let state: 'connecting' | 'up' | 'down' = 'connecting';
+  let lastError: string | undefined;
+  let reported: string | undefined;
   redis.on('error', (err: Error) => {
-    if (!everUp || down) return;
-    down = true;
-    log.warn({ connection: name, err: err.message }, 'Redis connection lost; reconnecting');
+    lastError = err.message;
+    // While up, the 'reconnecting' that follows reports the loss with this cause.
+    if (state === 'up' || reported === err.message) return;
+    reported = err.message;
+    const what = state === 'down' ? 'Redis still unreachable' : 'Redis not reachable yet; retrying';
+    log.warn({ connection: name, err: err.message }, what);
+  });
+  redis.on('reconnecting', () => {
+    if (state !== 'up') return;
+    state = 'down';
+    reported = lastError;
+    log.warn({ connection: name, err: lastError ?? 'connection closed' }, 'Redis connection lost; reconnecting');
   });
   redis.on('ready', () => {
-    if (down) log.info({ connection: name }, 'Redis connection back');
-    everUp = true;
-    down = false;
+    if (state === 'down') log.info({ connection: name }, 'Redis connection back');
+    state = 'up';
+    lastError = undefined;
+    reported = undefined;
   });
 }
 

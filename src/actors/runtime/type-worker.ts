@@ -267,9 +267,12 @@ export class TypeWorker {
     let got = 0;
     for (const raw of byStream.values()) got += raw.length;
     // Only new entries (a pending history is read in full anyway), never while isolating (one
-    // entry per round), and never past the lease (the first read may have blocked most of it).
+    // entry per round), never past the lease (the first read may have blocked most of it), and
+    // not once a partition is being given up or lost (a failed renewal asks for its release).
     const canTopUp =
       this.isolating === 0 &&
+      this.releasing.size === 0 &&
+      parts.every((o) => !o.lost) &&
       cursors.every((c) => c.cursor === '>') &&
       Math.min(...parts.map((o) => o.validUntil)) - performance.now() > 5;
     if (canTopUp && topUpAfter(this.lastRound, got)) {
