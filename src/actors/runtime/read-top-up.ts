@@ -19,3 +19,24 @@
 export function topUpAfter(previousRound: number, got: number): boolean {
   return got === 1 && previousRound > 1;
 }
+
+/**
+ * One round's read: `read` once with `blockMs`, then, when `again` says so for the entries it
+ * got, once more without blocking, each stream's second entries appended after its first (ids
+ * only grow, so stream order holds). Returns the entries per stream and how many in all.
+ */
+export async function readRound(
+  read: (blockMs: number | undefined) => Promise<Map<string, RawEntry[]>>,
+  blockMs: number,
+  again: (got: number) => boolean,
+): Promise<{ byStream: Map<string, RawEntry[]>; got: number }> {
+  const byStream = await read(blockMs);
+  let got = 0;
+  for (const raw of byStream.values()) got += raw.length;
+  if (!again(got)) return { byStream, got };
+  for (const [stream, raw] of await read(undefined)) {
+    byStream.set(stream, [...(byStream.get(stream) ?? []), ...raw]);
+    got += raw.length;
+  }
+  return { byStream, got };
+}

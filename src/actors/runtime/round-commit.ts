@@ -38,6 +38,32 @@ export interface Owned {
   unflushedSince: number;
 }
 
+/** A partition just taken at `epoch`: it reads its pending history first (cursor `'0'`). */
+export function newOwned(
+  partition: number,
+  epoch: number,
+  validUntil: number,
+  ops: MailboxOps,
+  cache: SlotCache,
+): Owned {
+  return {
+    partition,
+    epoch,
+    validUntil,
+    ops,
+    cache,
+    cursor: '0',
+    prepared: false,
+    lost: false,
+    claimed: new Set(),
+    poisonIds: new Set(),
+    stranded: new Set(),
+    strandedMarks: new Set(),
+    unflushed: [],
+    unflushedSince: 0,
+  };
+}
+
 /** Postgres refused the data itself (SQLSTATE class 22 data exception, 23 integrity): retrying the same batch cannot help. */
 export function isDataError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;

@@ -5,9 +5,9 @@ import type { BatchCommit, SnapshotStore } from '../../store/snapshot-store.js';
 import { Backoff, sleep } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
-import { topUpAfter } from './read-top-up.js';
+import { readRound, topUpAfter } from './read-top-up.js';
 import { applyParts, decodePartition, loadMissing, type Applied } from './partition-batch.js';
-import { commitRound, commitThenSettle, isDataError, type Owned, type RoundEnv } from './round-commit.js';
+import { commitRound, commitThenSettle, isDataError, newOwned, type Owned, type RoundEnv } from './round-commit.js';
 import { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
 import { WriteBehind } from './write-behind.js';
@@ -120,28 +120,14 @@ export class TypeWorker {
    * until `validUntil` (performance.now() time) unless extended.
    */
   add(partition: number, epoch: number, validUntil: number): void {
-    this.owned.set(partition, {
-      partition,
-      epoch,
-      validUntil,
-      claimed: new Set(),
-      poisonIds: new Set(),
-      stranded: new Set(),
-      strandedMarks: new Set(),
-      ops: new MailboxOps(
-        this.d.redis,
-        this.d.mailbox(partition),
-        this.d.group,
-        this.d.workerId,
-        this.d.stranded(partition),
-      ),
-      cache: new SlotCache(this.d.options.cacheSize),
-      cursor: '0',
-      prepared: false,
-      lost: false,
-      unflushed: [],
-      unflushedSince: 0,
-    });
+    const ops = new MailboxOps(
+      this.d.redis,
+      this.d.mailbox(partition),
+      this.d.group,
+      this.d.workerId,
+      this.d.stranded(partition),
+    );
+    this.owned.set(partition, newOwned(partition, epoch, validUntil, ops, new SlotCache(this.d.options.cacheSize)));
     this.interrupt();
   }
 
@@ -256,32 +242,11 @@ export class TypeWorker {
     const cursors = parts.map((o) => ({ stream: o.ops.stream, cursor: o.cursor }));
     this.blockedId ??= await this.d.blocking.client('ID');
     const count = this.isolating > 0 ? 1 : this.d.options.batch;
-    const byStream = await readMany(
-      this.d.blocking,
-      this.d.group,
-      this.d.workerId,
-      cursors,
-      count,
+    const { byStream, got } = await readRound(
+      (block) => readMany(this.d.blocking, this.d.group, this.d.workerId, cursors, count, block),
       Math.max(1, Math.floor(Math.min(this.blockFor(), leaseLeft))),
+      (n) => this.mayReadAgain(parts) && topUpAfter(this.lastRound, n),
     );
-    let got = 0;
-    for (const raw of byStream.values()) got += raw.length;
-    // Only new entries (a pending history is read in full anyway), never while isolating (one
-    // entry per round), never past the lease (the first read may have blocked most of it), and
-    // not once a partition is being given up or lost (a failed renewal asks for its release).
-    const canTopUp =
-      this.isolating === 0 &&
-      this.releasing.size === 0 &&
-      parts.every((o) => !o.lost) &&
-      cursors.every((c) => c.cursor === '>') &&
-      Math.min(...parts.map((o) => o.validUntil)) - performance.now() > 5;
-    if (canTopUp && topUpAfter(this.lastRound, got)) {
-      const rest = await readMany(this.d.blocking, this.d.group, this.d.workerId, cursors, count, undefined);
-      for (const [stream, raw] of rest) {
-        byStream.set(stream, [...(byStream.get(stream) ?? []), ...raw]);
-        got += raw.length;
-      }
-    }
     this.lastRound = got;
     const out = new Map<Owned, RawEntry[]>();
     for (const o of parts) {
@@ -290,6 +255,21 @@ export class TypeWorker {
       if (raw.length > 0) out.set(o, raw);
     }
     return out;
+  }
+
+  /**
+   * Whether a second read may follow: only for new entries (a pending history is read in full
+   * anyway), never while isolating (one entry per round), never past the lease (the first read
+   * may have blocked most of it), and not once a partition is being given up or lost (a failed
+   * renewal asks for its release).
+   */
+  private mayReadAgain(parts: readonly Owned[]): boolean {
+    return (
+      this.isolating === 0 &&
+      this.releasing.size === 0 &&
+      parts.every((o) => !o.lost && o.cursor === '>') &&
+      Math.min(...parts.map((o) => o.validUntil)) - performance.now() > 5
+    );
   }
 
   private blockFor(): number {
