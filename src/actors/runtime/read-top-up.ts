@@ -1,3 +1,5 @@
+import type { RawEntry } from './mailbox-ops.js';
+
 /**
  * Whether a blocking read's answer is only the head of a burst, so the worker should read again at
  * once (without blocking) before it applies anything: the read came back with a single entry,
