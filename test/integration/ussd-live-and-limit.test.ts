@@ -36,6 +36,11 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     return r.body.sessions as Array<Record<string, unknown>>;
   };
 
+  /** The gateway records a hop just after its reply: waits for it before a test spoils the record. */
+  const recorded = async (id: string): Promise<void> => {
+    while (!(await live()).some((x) => x.sessionId === id)) await new Promise((r) => setTimeout(r, 5));
+  };
+
   it('lets a phone make exactly its allowance of requests, however many arrive at once', async () => {
     // The allowance is per calendar minute: start well inside one.
     const intoMinute = Date.now() % 60_000;
@@ -87,6 +92,7 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     const id = sid();
     const phone = ussd.session(id, '+260970000521');
     await phone.start();
+    await recorded(id);
     await env.redis.hset(env.keys.ussdSummaries(), id, '{not json');
     expect(await phone.send('*')).toBe('END Thank you for using hearth. Goodbye.');
     expect((await live()).some((x) => x.sessionId === id)).toBe(false);
@@ -97,6 +103,7 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     const bad = sid();
     await ussd.session(good, '+260970000531').start();
     await ussd.session(bad, '+260970000532').start();
+    await recorded(bad);
     await env.redis.hset(env.keys.ussdSummaries(), bad, '{not json');
     const r = await a.call('GET', '/api/ussd/sessions', { key: adminKey });
     expect(r.status).toBe(200);

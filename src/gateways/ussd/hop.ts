@@ -72,8 +72,9 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
     }
     if (reply.kind === 'work') return endLine('common.unavailable');
     // The session has moved on whatever happens here: a list the operators read cannot cost
-    // the phone its screen.
-    await d.live
+    // the phone its screen, nor hold it back. Not awaited: the touch is queued on the gateway's
+    // Redis connection before this reply leaves, so a later list through this gateway sees it.
+    void d.live
       .touch(
         {
           sessionId: req.sessionId,
