@@ -13,6 +13,7 @@ import { closedLoop, fmt, type LevelResult } from './lib/measure.js';
 import { bareDurableLimit, bareRedisLimit } from './suites/limits.js';
 import { startClient, startWorker } from './suites/runtime.js';
 import { ussdHops } from './suites/ussd.js';
+import { vacuumAnalyze } from './lib/quiet.js';
 
 const levels = (process.env.BENCH_PROBE_LEVELS ?? '64').split(',').filter(Boolean).map(Number);
 const rounds = Number(process.env.BENCH_PROBE_ROUNDS ?? 3);
@@ -61,7 +62,8 @@ async function main(): Promise<void> {
         line('echo', r, meter.spent());
       }
       if (ussdLevels.length > 0) {
-        for (const u of await ussdHops(env, worker.proc.pid ?? 0, ussdLevels)) line('ussd', u, cpuMs(u));
+        const vacuum = () => vacuumAnalyze(env, () => undefined);
+        for (const u of await ussdHops(env, worker.proc.pid ?? 0, ussdLevels, vacuum)) line('ussd', u, cpuMs(u));
       }
     }
   } finally {

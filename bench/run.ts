@@ -19,6 +19,12 @@ import { sseStreams, type SseResult } from './suites/sse.js';
 import { socketConnections, type SocketsResult } from './suites/sockets.js';
 
 const levels = [1, 64, 512];
+/**
+ * USSD session counts: 50 and 500 (issue 5), and the counts between them, to show the rate
+ * reached while p99 stays under the aim's 50 ms (a closed loop of 500 sessions cannot: by
+ * Little's law its mean latency is 500 / rate, 62 ms at 8,000 hops/s).
+ */
+const USSD_LEVELS = [50, 100, 150, 200, 500];
 
 function progress(line: string): void {
   process.stderr.write(`bench: ${line}\n`);
@@ -84,8 +90,8 @@ async function main(): Promise<void> {
     await untilLedgerCaughtUp(env, progress);
     await vacuumAnalyze(env, progress);
     await untilPostgresIdle(progress);
-    progress('ussd: 5-hop sessions through a gateway process, 50 and 500 concurrent sessions');
-    ussd = await ussdHops(env, worker.proc.pid ?? 0, [50, 500]);
+    progress(`ussd: 5-hop sessions through a gateway process, ${USSD_LEVELS.join(', ')} concurrent sessions`);
+    ussd = await ussdHops(env, worker.proc.pid ?? 0, USSD_LEVELS, vacuum);
     for (const u of ussd)
       progress(`  ${u.concurrency} sessions: ${fmt.rate(u.perSecond)} hops/s, p99 ${fmt.ms(u.p99Ms)} ms`);
     progress('oracle: 1,000 SSE streams held at once through a gateway process');
