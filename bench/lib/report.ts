@@ -102,6 +102,8 @@ Each concurrent session walks five hops (menu, a choice, the next screen, back, 
 \`POST /api/ussd\` with the cumulative text to a gateway process: service-code allowlist,
 per-phone rate limit (Redis), the phone's owner (cached), an ask to the session actor (xstate
 transition, write-behind snapshot), the live-sessions index (Redis). Then it starts a new session.
+An unmeasured 3 s pass at the first level's session count warms the gateway and the worker's
+USSD paths first, and the schema is vacuumed before each level.
 The load generator keeps one connection per session and speaks HTTP/1.1 on it directly
 (node:http's client cost ~150 µs of CPU per request, taken from the servers' two cores).
 
