@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AppError, errorCodes, type ErrorCode } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
@@ -41,6 +41,12 @@ export class ActorClient {
   private loop: Promise<void> | undefined;
   private closed = false;
   private refreshed = 0;
+  /**
+   * Correlation ids: a random prefix per client (a restarted gateway with the same id never
+   * matches a reply meant for its previous life) and a counter, cheaper than a UUID per ask.
+   */
+  private readonly corrPrefix = `${randomBytes(9).toString('base64url')}.`;
+  private corrSeq = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -79,7 +85,7 @@ export class ActorClient {
     if (this.waiters.size >= this.opts.maxInFlight) {
       throw new AppError('OVERLOADED', 'too many requests in flight; retry later', undefined, true);
     }
-    const corr = randomUUID();
+    const corr = this.corrPrefix + (++this.corrSeq).toString(36);
     const reply = new Promise<R>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!this.waiters.delete(corr)) return;

@@ -35,18 +35,35 @@ export function encodeEntry(e: Omit<MailboxEntry, 'id'>): string[] {
 /** Turns XREADGROUP's `[id, [f1, v1, …]]` into an entry; `null` fields mean it was deleted. */
 export function decodeEntry(id: string, fields: string[] | null): MailboxEntry | undefined {
   if (!fields) return undefined;
-  const map = new Map<string, string>();
-  for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] as string, fields[i + 1] as string);
-  return {
-    id,
-    key: map.get('key') ?? '',
-    kind: map.get('kind') ?? '',
-    body: map.get('body') ?? '',
-    reply: map.get('reply') ?? '',
-    corr: map.get('corr') ?? '',
-    ts: Number(map.get('ts') ?? 0),
-    deadline: Number(map.get('deadline') ?? 0),
-  };
+  // A field scan, not a Map per entry: every ask of every round comes through here.
+  const e: MailboxEntry = { id, key: '', kind: '', body: '', reply: '', corr: '', ts: 0, deadline: 0 };
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const v = fields[i + 1] as string;
+    switch (fields[i]) {
+      case 'key':
+        e.key = v;
+        break;
+      case 'kind':
+        e.kind = v;
+        break;
+      case 'body':
+        e.body = v;
+        break;
+      case 'reply':
+        e.reply = v;
+        break;
+      case 'corr':
+        e.corr = v;
+        break;
+      case 'ts':
+        e.ts = Number(v);
+        break;
+      case 'deadline':
+        e.deadline = Number(v);
+        break;
+    }
+  }
+  return e;
 }
 
 /** A reply stream entry: fields `corr`, `ok` (`1` or `0`) and `body` (JSON), written by settle-script.ts. */
@@ -57,7 +74,12 @@ export interface ReplyEntry {
 }
 
 export function decodeReply(fields: string[]): ReplyEntry {
-  const map = new Map<string, string>();
-  for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] as string, fields[i + 1] as string);
-  return { corr: map.get('corr') ?? '', ok: map.get('ok') === '1', body: map.get('body') ?? '' };
+  const r: ReplyEntry = { corr: '', ok: false, body: '' };
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const v = fields[i + 1] as string;
+    if (fields[i] === 'corr') r.corr = v;
+    else if (fields[i] === 'ok') r.ok = v === '1';
+    else if (fields[i] === 'body') r.body = v;
+  }
+  return r;
 }
