@@ -45,8 +45,8 @@ Redis and PostgreSQL are the machine's local services. This machine's PostgreSQL
 \`autovacuum = off\`, so the run does what autovacuum would: it vacuums and analyzes its schema
 after each suite's seeding, before the next suite and between the USSD levels (without that,
 the USSD suite found the dead rows and stale statistics of the voucher suites and measured
-PostgreSQL at 63–72 µs per hop instead of 30). Servers run in child processes; the load generator is the \`npm run bench\`
-process itself. Reproduce with:
+PostgreSQL at 63–72 µs per hop instead of 30). Servers run in child processes; the load
+generator is the \`npm run bench\` process itself. Reproduce with:
 
 \`\`\`sh
 REDIS_URL=redis://127.0.0.1:6379 DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench

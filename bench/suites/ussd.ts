@@ -37,6 +37,8 @@ export async function ussdHops(
 ): Promise<UssdLevel[]> {
   const gateway = await startGateway(env, { USSD_RATE_PER_MINUTE: '10000' }, nodeArgs(process.env.BENCH_GATEWAY_ARGS));
   const { hostname, port } = new URL(gateway.base);
+  // Session ids new to this call: a probe calls again on the same schema, round after round.
+  const run = Date.now().toString(36);
   let pass = 0;
   /** A closed loop of `concurrency` sessions for `seconds` (after 1 s of warm-up). */
   const level = async (concurrency: number, seconds: number): Promise<UssdLevel> => {
@@ -50,12 +52,16 @@ export async function ussdHops(
       loadGenerator: { pid: process.pid },
     });
     const connections = Array.from({ length: concurrency }, () => new RawHttpConnection(hostname, Number(port)));
-    const sessions = Array.from({ length: concurrency }, (_, w) => ({ id: `bench-${pass}-${w}-0`, hop: 0, n: 0 }));
+    const sessions = Array.from({ length: concurrency }, (_, w) => ({
+      id: `bench-${run}-${pass}-${w}-0`,
+      hop: 0,
+      n: 0,
+    }));
     const hop = async (w: number): Promise<void> => {
       const s = sessions[w]!;
       if (s.hop === HOPS.length) {
         s.n++;
-        s.id = `bench-${pass}-${w}-${s.n}`;
+        s.id = `bench-${run}-${pass}-${w}-${s.n}`;
         s.hop = 0;
       }
       const body = JSON.stringify({
