@@ -8,7 +8,7 @@ import type { ActorDefinition } from '../../src/actors/runtime/types.js';
 import { emptySlot } from '../../src/actors/runtime/apply-batch.js';
 import { MailboxOps } from '../../src/actors/runtime/mailbox-ops.js';
 import { createRedis } from '../../src/actors/runtime/redis.js';
-import type { Owned } from '../../src/actors/runtime/round-commit.js';
+import { newOwned, type Owned } from '../../src/actors/runtime/round-commit.js';
 import { SlotCache } from '../../src/actors/runtime/slot-cache.js';
 import { WriteBehind } from '../../src/actors/runtime/write-behind.js';
 import { createMetrics } from '../../src/metrics.js';
@@ -151,22 +151,9 @@ describe('write-behind persistence', () => {
     const closed = createRedis(env.redisUrl, 'never-connected');
     const cache = new SlotCache(100);
     cache.set('warm', emptySlot());
-    const o: Owned = {
-      partition: 0,
-      epoch: 1,
-      ops: new MailboxOps(closed, env.keys.mailbox('lazy', 0), env.keys.group, 'w', env.keys.stranded('lazy', 0)),
-      cache,
-      cursor: '>',
-      prepared: true,
-      lost: false,
-      validUntil: performance.now() + 60_000,
-      claimed: new Set(),
-      poisonIds: new Set(),
-      stranded: new Set(),
-      strandedMarks: new Set(),
-      unflushed: [],
-      unflushedSince: 0,
-    };
+    const ops = new MailboxOps(closed, env.keys.mailbox('lazy', 0), env.keys.group, 'w', env.keys.stranded('lazy', 0));
+    // A partition already taken (prepared, reading new entries), as the worker keeps it.
+    const o: Owned = { ...newOwned(0, 1, performance.now() + 60_000, ops, cache), cursor: '>', prepared: true };
     const wb = new WriteBehind(
       {
         def: lazyCounter,
