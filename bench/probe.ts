@@ -32,6 +32,12 @@ function line(label: string, r: LevelResult, cpu?: Record<string, number>): void
   );
 }
 
+/** CPU of every node process less this one's: the responder's (and the idle worker's). */
+function responderOnly(spent: Record<'node' | 'postgres' | 'redis' | 'client', number>): Record<string, number> {
+  const { node, ...rest } = spent;
+  return { responder: node - rest.client, ...rest };
+}
+
 /** A USSD level's CPU per hop (µs), back as CPU ms over the level (what `line` divides by hops). */
 function cpuMs(u: Awaited<ReturnType<typeof ussdHops>>[number]): Record<string, number> {
   return Object.fromEntries(Object.entries(u.cpuPerHopUs).map(([k, us]) => [k, (us * u.ops) / 1000]));
@@ -43,8 +49,23 @@ async function main(): Promise<void> {
   const session = await startClient(env);
   try {
     for (let round = 0; round < rounds; round++) {
-      for (const r of await bareRedisLimit(env, levels)) line('bare', r);
-      if (process.env.BENCH_PROBE_FLOOR) for (const r of await bareDurableLimit(env, levels)) line('bare+pg', r);
+      // The responder is the one busy node process besides this one (the worker idles meanwhile).
+      const bareMeter = () =>
+        cpuMeter({
+          node: { command: 'node' },
+          postgres: { command: 'postgres' },
+          redis: { command: 'redis-server' },
+          client: { pid: process.pid },
+        });
+      for (const c of levels) {
+        const m = bareMeter();
+        for (const r of await bareRedisLimit(env, [c], m)) line('bare', r, responderOnly(m.spent()));
+      }
+      if (process.env.BENCH_PROBE_FLOOR)
+        for (const c of levels) {
+          const m = bareMeter();
+          for (const r of await bareDurableLimit(env, [c], 1, m)) line('bare+pg', r, responderOnly(m.spent()));
+        }
       for (const c of levels) {
         const meter = cpuMeter({
           worker: { pid: worker.proc.pid ?? 0 },

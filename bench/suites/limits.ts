@@ -6,6 +6,9 @@ import { startChild } from '../lib/child.js';
 import type { BenchEnv } from '../lib/env.js';
 import { closedLoop, type LevelResult } from '../lib/measure.js';
 
+/** Told when a level's counted time starts and ends (the probe meters CPU over it). */
+type Window = { start(): void; stop(): void };
+
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
 /** Requests/s of a bare uWebSockets.js hello world (server in a child, autocannon here). */
@@ -37,8 +40,8 @@ export async function httpHelloLimit(env: BenchEnv): Promise<LevelResult> {
  * and XADDs the reply to this process's stream, read here with a blocking XREAD. The same shape
  * as `ask()`, minus decoding, `decide`, Postgres and the runtime's bookkeeping.
  */
-export function bareRedisLimit(env: BenchEnv, levels: number[]): Promise<LevelResult[]> {
-  return mailboxLimit(env, levels, '../servers/redis-echo.js', {});
+export function bareRedisLimit(env: BenchEnv, levels: number[], window?: Window): Promise<LevelResult[]> {
+  return mailboxLimit(env, levels, '../servers/redis-echo.js', {}, window);
 }
 
 /**
@@ -46,12 +49,23 @@ export function bareRedisLimit(env: BenchEnv, levels: number[]): Promise<LevelRe
  * upserts each batch's keys in one statement): the floor under a commit-before-reply `ask()`,
  * with none of the runtime (no fencing, no snapshots' versions, no decoding, no `decide`).
  */
-export function bareDurableLimit(env: BenchEnv, levels: number[], commitsInFlight = 1): Promise<LevelResult[]> {
-  return mailboxLimit(env, levels, '../servers/redis-pg-echo.js', {
-    DATABASE_URL: env.databaseUrl,
-    BENCH_TABLE: `${env.schema}_floor`,
-    BENCH_COMMITS_IN_FLIGHT: String(commitsInFlight),
-  });
+export function bareDurableLimit(
+  env: BenchEnv,
+  levels: number[],
+  commitsInFlight = 1,
+  window?: Window,
+): Promise<LevelResult[]> {
+  return mailboxLimit(
+    env,
+    levels,
+    '../servers/redis-pg-echo.js',
+    {
+      DATABASE_URL: env.databaseUrl,
+      BENCH_TABLE: `${env.schema}_floor`,
+      BENCH_COMMITS_IN_FLIGHT: String(commitsInFlight),
+    },
+    window,
+  );
 }
 
 async function mailboxLimit(
@@ -59,6 +73,7 @@ async function mailboxLimit(
   levels: number[],
   server: string,
   serverEnv: Record<string, string>,
+  window?: Window,
 ): Promise<LevelResult[]> {
   const stream = `${env.prefix}:bare`;
   const replyStream = `${env.prefix}:bare-reply`;
@@ -92,13 +107,19 @@ async function mailboxLimit(
     const results: LevelResult[] = [];
     for (const c of levels) {
       results.push(
-        await closedLoop(c, env.seconds * 1000, async (w, i) => {
-          const corr = randomUUID();
-          const replied = new Promise<void>((resolve) => waiters.set(corr, resolve));
-          // One key per asker, as the echo asks use (the durable responder upserts it).
-          await redis.xadd(stream, '*', 'reply', replyStream, 'corr', corr, 'key', `asker-${c}-${w}`, 'n', String(i));
-          await replied;
-        }),
+        await closedLoop(
+          c,
+          env.seconds * 1000,
+          async (w, i) => {
+            const corr = randomUUID();
+            const replied = new Promise<void>((resolve) => waiters.set(corr, resolve));
+            // One key per asker, as the echo asks use (the durable responder upserts it).
+            await redis.xadd(stream, '*', 'reply', replyStream, 'corr', corr, 'key', `asker-${c}-${w}`, 'n', String(i));
+            await replied;
+          },
+          1_000,
+          window,
+        ),
       );
     }
     reading = false;
