@@ -10,8 +10,8 @@ export class ChatReads {
     const { rows, total } = await paged(
       (l, o) => this.sql<{ state: ChatSession; total: string }[]>`
         SELECT state, count(*) OVER () AS total FROM actor_snapshots
-        WHERE type = 'chat' AND state ->> 'ownerDid' = ${ownerDid} AND state ->> 'deleted' = 'false'
-        ORDER BY state ->> 'createdAt' DESC, key LIMIT ${l} OFFSET ${o}`,
+        WHERE type = 'chat' AND chat_owner = ${ownerDid} AND state ->> 'deleted' = 'false'
+        ORDER BY chat_created_at DESC, key LIMIT ${l} OFFSET ${o}`,
       limit,
       offset,
     );

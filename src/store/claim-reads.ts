@@ -8,7 +8,7 @@ export class ClaimReads {
 
   async get(id: string): Promise<ClaimState | undefined> {
     const [row] = await this.sql<{ state: ClaimState }[]>`
-      SELECT state FROM actor_snapshots WHERE type = 'claim' AND state ->> 'id' = ${id}`;
+      SELECT state FROM actor_snapshots WHERE type = 'claim' AND claim_id = ${id}`;
     return row?.state;
   }
 

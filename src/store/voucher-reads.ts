@@ -79,8 +79,8 @@ export class VoucherReads {
       (lim, off) => sql<{ state: VoucherState; total: string }[]>`
       SELECT state, count(*) OVER () AS total FROM actor_snapshots
       WHERE type = 'voucher'
-        ${f.recipientDid ? sql`AND state ->> 'recipientDid' = ${f.recipientDid}` : sql``}
-        ${f.emissionCertificateId ? sql`AND state ->> 'emissionCertificateId' = ${f.emissionCertificateId}` : sql``}
+        ${f.recipientDid ? sql`AND voucher_recipient = ${f.recipientDid}` : sql``}
+        ${f.emissionCertificateId ? sql`AND voucher_certificate = ${f.emissionCertificateId}` : sql``}
         ${status}
       ORDER BY state ->> 'createdAt' DESC, key
       LIMIT ${lim} OFFSET ${off}`,

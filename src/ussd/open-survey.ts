@@ -17,8 +17,8 @@ export async function openSurveyFor(
     SELECT s.state FROM actor_snapshots s
     WHERE s.type = 'survey' AND s.state ->> 'status' = 'open'
       AND s.state ->> 'projectId' IN (
-        SELECT c.project_id FROM actor_snapshots v JOIN certificates c ON c.id = v.state ->> 'emissionCertificateId'
-        WHERE v.type = 'voucher' AND v.state ->> 'recipientDid' = ${householdDid})
+        SELECT c.project_id FROM actor_snapshots v JOIN certificates c ON c.id = v.voucher_certificate
+        WHERE v.type = 'voucher' AND v.voucher_recipient = ${householdDid})
     ORDER BY s.state ->> 'createdAt' DESC LIMIT 10`;
   for (const { state } of rows) {
     const [answered] = await sql`
