@@ -21,7 +21,9 @@ export function createRedis(url: string, name: string, opts: { blocking?: boolea
     ...(opts.blocking ? {} : { commandTimeout: 2_000 }),
     lazyConnect: true,
     // Commands issued in the same tick (many partitions settling at once) go out in one write.
-    enableAutoPipelining: true,
+    // Not on a blocking connection: it carries one read at a time, which auto-pipelining would
+    // hold until the event loop's check phase and wrap in a pipeline of one.
+    enableAutoPipelining: !opts.blocking,
     connectTimeout: 3_000,
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
   });
