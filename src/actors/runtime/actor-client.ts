@@ -21,7 +21,8 @@ export type ActorMessage = { kind: string } & Record<string, unknown>;
 
 interface Waiter {
   resolve: (value: unknown) => void;
-  reject: (err: AppError) => void;
+  /** An AppError, or what failed the mailbox write (a message JSON cannot hold). */
+  reject: (err: unknown) => void;
   timer: NodeJS.Timeout;
   type: string;
 }
@@ -75,15 +76,16 @@ export class ActorClient {
     return this.post(type, key, msg, '', '', 0);
   }
 
-  async ask<R = unknown>(
-    type: string,
-    key: string,
-    msg: ActorMessage,
-    timeoutMs = this.opts.defaultTimeoutMs,
-  ): Promise<R> {
-    if (this.closed) throw new AppError('SHUTTING_DOWN', 'this gateway is shutting down', undefined, true);
+  /**
+   * Not an async function: the one promise an ask makes is its reply's. The mailbox write is not
+   * awaited here; if it fails, it settles the reply with its error (and stops the deadline).
+   */
+  ask<R = unknown>(type: string, key: string, msg: ActorMessage, timeoutMs = this.opts.defaultTimeoutMs): Promise<R> {
+    if (this.closed) {
+      return Promise.reject(new AppError('SHUTTING_DOWN', 'this gateway is shutting down', undefined, true));
+    }
     if (this.waiters.size >= this.opts.maxInFlight) {
-      throw new AppError('OVERLOADED', 'too many requests in flight; retry later', undefined, true);
+      return Promise.reject(new AppError('OVERLOADED', 'too many requests in flight; retry later', undefined, true));
     }
     const corr = this.corrPrefix + (++this.corrSeq).toString(36);
     const reply = new Promise<R>((resolve, reject) => {
@@ -101,16 +103,13 @@ export class ActorClient {
       }, timeoutMs);
       this.waiters.set(corr, { resolve: resolve as (v: unknown) => void, reject, timer, type });
     });
-    // The deadline may pass while the XADD is still in flight, before anyone awaits `reply`.
-    reply.catch(() => undefined);
-    try {
-      await this.post(type, key, msg, this.stream, corr, Date.now() + timeoutMs);
-    } catch (err) {
+    this.post(type, key, msg, this.stream, corr, Date.now() + timeoutMs).catch((err: unknown) => {
       const w = this.waiters.get(corr);
-      if (w) clearTimeout(w.timer);
+      if (!w) return;
+      clearTimeout(w.timer);
       this.waiters.delete(corr);
-      throw err;
-    }
+      w.reject(err);
+    });
     return reply;
   }
 
