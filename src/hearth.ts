@@ -91,11 +91,18 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
 
     let runtime: Runtime | undefined;
     if (config.ROLE !== 'gateway') {
+      // The group commit's own connections, one per commit in flight (see GroupCommitter).
+      const commitLanes = [1, 2].map(() => {
+        const lane = createSql({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, max: 1 });
+        cleanups.push(() => lane.end({ timeout: 5 }));
+        return createPgSnapshotStore(lane);
+      });
       runtime = new Runtime({
         workerId: processId('worker'),
         redis,
         connect: (name, blocking) => createRedis(config.REDIS_URL, name, { blocking, log }),
         store: createPgSnapshotStore(sql),
+        commitLanes,
         keys,
         log: log.child({ role: 'worker' }),
         metrics,

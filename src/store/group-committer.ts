@@ -10,20 +10,30 @@ interface Waiting {
  * Group commit across partitions: batches that arrive while a commit is in flight wait and go
  * together in the next one, so a worker with many busy partitions pays one Postgres round trip
  * (and one WAL flush) for all of them instead of one each.
+ *
+ * Each commit in flight has a lane: a store on a connection of its own. A commit takes the
+ * first free lane, so a worker with one commit at a time (a commit-before-reply round) always
+ * writes through the same PostgreSQL backend. Through a shared pool, the driver hands each query
+ * to the connection idle longest: the worker's commits went round all ten backends, each of them
+ * cold (its CPU caches held another's work). Measured on the echo ask at one asker, alternating
+ * with the shared pool over three pairs: PostgreSQL's CPU per ask 325–358 → 205–228 µs, asks/s
+ * 1,000–1,235 → 1,296–1,411.
  */
 export class GroupCommitter {
   private queue: Waiting[] = [];
-  private running = 0;
+  private readonly busy: boolean[];
   /** A drain is due at the end of this tick (see {@link commit}). */
   private scheduled = false;
 
   constructor(
-    private readonly store: SnapshotStore,
-    /** Commits in flight at once. */
-    private readonly concurrency = 2,
+    /** One store per commit in flight at once, each on its own connection (or one shared pool). */
+    private readonly lanes: readonly SnapshotStore[],
     /** Batches per commit at most. */
     private readonly maxBatches = 64,
-  ) {}
+  ) {
+    if (lanes.length === 0) throw new Error('a group committer needs at least one lane');
+    this.busy = lanes.map(() => false);
+  }
 
   commit(batch: BatchCommit): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -32,18 +42,19 @@ export class GroupCommitter {
       // batches one call after another, and a drain started by the first call would take that
       // one alone (then a second drain the next one alone, the rest waiting for both). One
       // statement per round instead of three cut PostgreSQL's CPU per echo ask by a quarter.
-      if (this.scheduled || this.running >= this.concurrency) return;
+      if (this.scheduled || !this.busy.includes(false)) return;
       this.scheduled = true;
       queueMicrotask(() => {
         this.scheduled = false;
-        void this.drain();
+        const lane = this.busy.indexOf(false);
+        if (lane >= 0 && this.queue.length > 0) void this.drain(lane);
       });
     });
   }
 
-  private async commitGroup(group: Waiting[]): Promise<void> {
+  private async commitGroup(store: SnapshotStore, group: Waiting[]): Promise<void> {
     try {
-      const held = await this.store.commitMany(group.map((g) => g.batch));
+      const held = await store.commitMany(group.map((g) => g.batch));
       for (const g of group) {
         if (held.has(fenceKey(g.batch.type, g.batch.partition))) g.resolve();
         else
@@ -57,19 +68,19 @@ export class GroupCommitter {
       if (group.length === 1) return group[0]!.reject(err);
       // One bad batch (a guard, a value Postgres refuses) must not fail its neighbours: commit
       // them one by one, so each gets its own outcome.
-      for (const g of group) await this.commitGroup([g]);
+      for (const g of group) await this.commitGroup(store, [g]);
     }
   }
 
-  private async drain(): Promise<void> {
-    this.running++;
+  private async drain(lane: number): Promise<void> {
+    this.busy[lane] = true;
     try {
       while (this.queue.length > 0) {
         const group = this.queue.splice(0, this.maxBatches);
-        await this.commitGroup(group);
+        await this.commitGroup(this.lanes[lane]!, group);
       }
     } finally {
-      this.running--;
+      this.busy[lane] = false;
     }
   }
 }

@@ -109,7 +109,7 @@ describe('group commit', () => {
       outbox: [],
     });
     await store.commit(batch(1, 'stale', 5));
-    const committer = new GroupCommitter(store, 1);
+    const committer = new GroupCommitter([store]);
     // Handed in in one tick, the three go in one statement; the stale one aborts it.
     const first = committer.commit(batch(0, 'warm', 1));
     const good = committer.commit(batch(2, 'good', 1));
@@ -133,7 +133,7 @@ describe('group commit', () => {
         return store.commitMany(b);
       },
     };
-    const committer = new GroupCommitter(counting);
+    const committer = new GroupCommitter([counting, counting]);
     await Promise.all(
       epochs.map((epoch, i) =>
         committer.commit({

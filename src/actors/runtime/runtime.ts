@@ -23,6 +23,11 @@ export interface RuntimeDeps {
   /** Makes a fresh connection for a type's blocking reads. */
   connect: (name: string, blocking?: boolean) => Redis;
   store: SnapshotStore;
+  /**
+   * Stores for the group commit, one per commit in flight, each on a connection of its own (see
+   * GroupCommitter). Default: two lanes through `store`.
+   */
+  commitLanes?: readonly SnapshotStore[];
   keys: Keys;
   log: Logger;
   metrics: Metrics;
@@ -56,7 +61,7 @@ export class Runtime {
       d.options.leaseTtlMs,
       d.actors.map((a) => a.type),
     );
-    const committer = new GroupCommitter(d.store);
+    const committer = new GroupCommitter(d.commitLanes ?? [d.store, d.store]);
     for (const def of d.actors) {
       this.workers.set(
         def.type,
