@@ -9,9 +9,9 @@ import { startClient, startRuntime } from '../support/runtime-harness.js';
 const BURST = 40;
 
 /**
- * A burst of messages written in one pipeline while the worker is blocked in XREADGROUP: Redis
- * wakes the worker after the first of them, so without a second read the burst is split in two
- * rounds (one entry, then the rest), each with its own commit.
+ * A burst of messages written in one call while the worker is blocked in XREADGROUP on its
+ * partitions: Redis wakes the worker with the entries of one partition, so without a second read
+ * the burst is split in two rounds (one partition's share, then the rest), each with its own commit.
  */
 describe('a burst that wakes a blocked worker under load', () => {
   let env: Isolated;
@@ -46,7 +46,7 @@ describe('a burst that wakes a blocked worker under load', () => {
     return { rounds: of('hearth_commit_batch_size_count'), entries: of('hearth_commit_batch_size_sum') };
   }
 
-  /** Sends `BURST` tells in one tick (one auto-pipelined write), then waits until all are committed. */
+  /** Sends `BURST` tells in one tick (one script call), then waits until all are committed. */
   async function burst(tag: string, committedBefore: number): Promise<void> {
     await Promise.all(
       Array.from({ length: BURST }, (_, i) => client.tell('counter', `${tag}-${i}`, { kind: 'add', by: 1 })),

@@ -6,6 +6,7 @@ import type { Metrics } from '../../metrics.js';
 import { Backoff, sleep } from './backoff.js';
 import { decodeReply, encodeEntry } from './entry-codec.js';
 import { partitionOf, type Keys } from './keys.js';
+import { MailboxWriter } from './mailbox-writer.js';
 
 export interface ActorClientOptions {
   /** Deadline of an ask when the caller gives none, ms. */
@@ -48,6 +49,7 @@ export class ActorClient {
    */
   private readonly corrPrefix = `${randomBytes(9).toString('base64url')}.`;
   private corrSeq = 0;
+  private readonly writer: MailboxWriter;
 
   constructor(
     private readonly redis: Redis,
@@ -60,6 +62,7 @@ export class ActorClient {
     private readonly metrics: Metrics,
   ) {
     this.stream = keys.replies(gatewayId);
+    this.writer = new MailboxWriter(redis);
   }
 
   /** Creates the reply stream (workers reply with NOMKSTREAM) and starts reading it. */
@@ -132,7 +135,7 @@ export class ActorClient {
       deadline,
     });
     try {
-      return (await this.redis.xadd(stream, '*', ...fields)) as string;
+      return await this.writer.write(stream, fields);
     } catch (err) {
       this.log.warn({ err: err instanceof Error ? err.message : String(err), type }, 'mailbox write failed');
       throw new AppError('UNAVAILABLE', 'the message store (Redis) is unavailable; retry later', undefined, true);

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { decodeEntry, encodeEntry } from '../../src/actors/runtime/entry-codec.js';
+import { MailboxWriter } from '../../src/actors/runtime/mailbox-writer.js';
+import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+
+describe("a gateway's mailbox writes, one script call per turn", () => {
+  let env: Isolated;
+  /** A connection like the gateway's own (auto-pipelined, no offline queue). */
+  let gateway: Redis;
+
+  beforeAll(async () => {
+    env = await isolated();
+    gateway = await connectRedis(createRedis(env.redisUrl, 'writer-test'), env.redisUrl);
+  });
+
+  afterAll(async () => {
+    gateway.disconnect();
+    await env.cleanup();
+  });
+
+  const entry = (key: string, n: number): string[] =>
+    encodeEntry({
+      key,
+      kind: 'add',
+      body: JSON.stringify({ kind: 'add', by: n }),
+      reply: '',
+      corr: '',
+      ts: n,
+      deadline: 0,
+    });
+
+  async function entriesOf(stream: string): Promise<Array<{ id: string; key: string; body: string }>> {
+    const raw = (await env.redis.xrange(stream, '-', '+')) as Array<[string, string[]]>;
+    return raw.map(([id, fields]) => decodeEntry(id, fields)!).map(({ id, key, body }) => ({ id, key, body }));
+  }
+
+  it('sends the writes of one turn as one call, each its own entry, in order, with its id', async () => {
+    const writer = new MailboxWriter(gateway);
+    const calls = vi.spyOn(gateway, 'evalsha');
+    const xadds = vi.spyOn(gateway, 'xadd');
+    const [a, b] = [env.keys.mailbox('counter', 0), env.keys.mailbox('counter', 1)];
+    const ids = await Promise.all([
+      writer.write(a, entry('k1', 1)),
+      writer.write(b, entry('k2', 2)),
+      writer.write(a, entry('k1', 3)),
+    ]);
+    expect(calls).toHaveBeenCalledTimes(1);
+    expect(xadds).not.toHaveBeenCalled();
+    calls.mockRestore();
+    xadds.mockRestore();
+    expect(await entriesOf(a)).toEqual([
+      { id: ids[0], key: 'k1', body: '{"kind":"add","by":1}' },
+      { id: ids[2], key: 'k1', body: '{"kind":"add","by":3}' },
+    ]);
+    expect(await entriesOf(b)).toEqual([{ id: ids[1], key: 'k2', body: '{"kind":"add","by":2}' }]);
+    // Every field stays readable for redis-cli, as a plain XADD would write it.
+    const raw = (await env.redis.xrange(b, '-', '+')) as Array<[string, string[]]>;
+    expect(raw[0]?.[1]).toEqual(entry('k2', 2));
+  });
+
+  it('splits a large turn into calls of at most 256 writes, in order', async () => {
+    const writer = new MailboxWriter(gateway);
+    const calls = vi.spyOn(gateway, 'evalsha');
+    const stream = env.keys.mailbox('counter', 6);
+    const ids = await Promise.all(Array.from({ length: 600 }, (_, i) => writer.write(stream, entry(`k${i}`, i))));
+    expect(calls).toHaveBeenCalledTimes(3);
+    calls.mockRestore();
+    const written = await entriesOf(stream);
+    expect(written.map((e) => e.id)).toEqual(ids);
+    expect(written.map((e) => e.key)).toEqual(Array.from({ length: 600 }, (_, i) => `k${i}`));
+  });
+
+  it('sends a write alone in its turn as a plain XADD', async () => {
+    const writer = new MailboxWriter(gateway);
+    const calls = vi.spyOn(gateway, 'evalsha');
+    const stream = env.keys.mailbox('counter', 2);
+    const id = await writer.write(stream, entry('solo', 1));
+    expect(calls).not.toHaveBeenCalled();
+    calls.mockRestore();
+    expect(await entriesOf(stream)).toEqual([{ id, key: 'solo', body: '{"kind":"add","by":1}' }]);
+  });
+
+  it('fails only the writes whose mailbox Redis refuses (a key of another type in its place)', async () => {
+    const writer = new MailboxWriter(gateway);
+    const wrong = `${env.keys.mailbox('counter', 3)}:wrong`;
+    await env.redis.set(wrong, 'not a stream');
+    const good = env.keys.mailbox('counter', 4);
+    const [refused, written] = await Promise.allSettled([
+      writer.write(wrong, entry('x', 1)),
+      writer.write(good, entry('y', 2)),
+    ]);
+    expect(refused.status).toBe('rejected');
+    expect(String((refused as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
+    expect(written.status).toBe('fulfilled');
+    expect(await entriesOf(good)).toHaveLength(1);
+  });
+
+  it('loads the script again after Redis forgot it', async () => {
+    const writer = new MailboxWriter(gateway);
+    await env.redis.script('FLUSH');
+    const stream = env.keys.mailbox('counter', 5);
+    const ids = await Promise.all([writer.write(stream, entry('a', 1)), writer.write(stream, entry('b', 2))]);
+    expect((await entriesOf(stream)).map((e) => e.id)).toEqual(ids);
+  });
+});
