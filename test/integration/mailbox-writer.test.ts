@@ -71,6 +71,19 @@ describe("a gateway's mailbox writes, one script call per turn", () => {
     expect(written.map((e) => e.key)).toEqual(Array.from({ length: 600 }, (_, i) => `k${i}`));
   });
 
+  it("sends a turn's writes in that turn's check phase, not one turn later", async () => {
+    const writer = new MailboxWriter(gateway);
+    const socket = (gateway as unknown as { stream: { write: (chunk: unknown) => boolean } }).stream;
+    const writes = vi.spyOn(socket, 'write');
+    const stream = env.keys.mailbox('counter', 7);
+    const ids = Promise.all([writer.write(stream, entry('a', 1)), writer.write(stream, entry('b', 2))]);
+    await new Promise((r) => setImmediate(r));
+    const written = writes.mock.calls.length;
+    writes.mockRestore();
+    expect((await ids).length).toBe(2);
+    expect(written).toBe(1);
+  });
+
   it('sends a write alone in its turn as a plain XADD', async () => {
     const writer = new MailboxWriter(gateway);
     const calls = vi.spyOn(gateway, 'evalsha');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeReply } from '../../src/actors/runtime/entry-codec.js';
 import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
 import { ackAndReply } from '../../src/actors/runtime/settle-script.js';
@@ -84,6 +84,20 @@ describe('acknowledging a batch and replying in one script', () => {
     expect(await read(b)).toEqual([{ corr: 'b1', ok: false, body: '{"code":"X"}' }]);
     // NOMKSTREAM: a gateway that went away gets no stream made for it.
     expect(await env.redis.exists(gone)).toBe(0);
+  });
+
+  it('goes out at once, not held for the check phase like auto-pipelined commands', async () => {
+    // A round's replies must not wait behind the rest of the worker's turn (its next read).
+    const stream = `${env.keys.mailbox('counter', 3)}:at-once`;
+    const ids = await pendingEntries(stream, 2);
+    const socket = (worker as unknown as { stream: { write: (chunk: unknown) => boolean } }).stream;
+    const writes = vi.spyOn(socket, 'write');
+    const settled = ackAndReply(worker, env.keys.group, [{ stream, ids }], []);
+    const written = writes.mock.calls.length;
+    writes.mockRestore();
+    await settled;
+    expect(written).toBe(1);
+    expect(await pending(stream)).toBe(0);
   });
 
   it('loads itself again after Redis forgot its scripts, inside a busy auto-pipeline', async () => {

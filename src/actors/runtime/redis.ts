@@ -24,6 +24,10 @@ export function createRedis(url: string, name: string, opts: { blocking?: boolea
     // Not on a blocking connection: it carries one read at a time, which auto-pipelining would
     // hold until the event loop's check phase and wrap in a pipeline of one.
     enableAutoPipelining: !opts.blocking,
+    // Scripts are the runtime's own batches (a round's settles, a turn's mailbox writes), sent
+    // when they are complete: held for the check phase, a round's replies waited behind the
+    // worker's next read, and a gateway's asks for a second turn of its event loop.
+    autoPipeliningIgnoredCommands: ['evalsha', 'eval'],
     connectTimeout: 3_000,
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
   });

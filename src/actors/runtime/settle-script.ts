@@ -59,10 +59,11 @@ export async function ackAndReply(
   for (const r of replies) args.push(slot.get(r.stream)!, r.corr, r.ok ? '1' : '0', r.body);
   const keys = mailboxes.length + streams.length;
   // Plain EVALSHA, and EVAL when Redis has forgotten the script (a restart, SCRIPT FLUSH): both
-  // ordinary commands in the auto-pipeline. Not ioredis's defineCommand: an auto-pipeline copies
-  // the custom commands a client has when the pipeline is made, so one defined after another
-  // command of the same tick opened it is not there, and ioredis then throws an uncaught
-  // TypeError ("results[i] is not iterable", redis/ioredis#1931). Seen in CI; tested.
+  // ordinary commands, sent at once (redis.ts keeps scripts out of the auto-pipeline). Not
+  // ioredis's defineCommand: an auto-pipeline copies the custom commands a client has when the
+  // pipeline is made, so one defined after another command of the same tick opened it is not
+  // there, and ioredis then throws an uncaught TypeError ("results[i] is not iterable",
+  // redis/ioredis#1931). Seen in CI; tested.
   try {
     return (await redis.evalsha(SETTLE_SHA, keys, ...args)) as number;
   } catch (err) {
