@@ -27,7 +27,6 @@ describe("a gateway's mailbox writes, one script call per turn", () => {
       reply: '',
       corr: '',
       ts: n,
-      deadline: 0,
     });
 
   async function entriesOf(stream: string): Promise<Array<{ id: string; key: string; body: string }>> {

@@ -100,7 +100,6 @@ describe('write-behind persistence', () => {
           reply: replies,
           corr,
           ts: Date.now(),
-          deadline: Date.now() + 30_000,
         }),
       ];
       const answered = async (): Promise<string[]> =>
@@ -176,7 +175,6 @@ describe('write-behind persistence', () => {
       reply: env.keys.replies('nobody'),
       corr: id,
       ts: Date.now(),
-      deadline: 0,
     });
     const decoded = { entries: [entry('1-1', 'warm'), entry('1-2', 'cold')], deletedIds: [], missing: ['cold'] };
     let ended = false;

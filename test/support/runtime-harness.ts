@@ -96,6 +96,5 @@ export function tellFields(key: string, body: { kind: string } & Record<string, 
     reply: '',
     corr: '',
     ts: Date.now(),
-    deadline: 0,
   });
 }

@@ -18,7 +18,6 @@ function entry(key: string, body: unknown, reply = 'hearth:reply:gw'): MailboxEn
     reply,
     corr: `c${n}`,
     ts: 0,
-    deadline: 0,
   };
 }
 

@@ -76,7 +76,7 @@ export class ActorClient {
   }
 
   async tell(type: string, key: string, msg: ActorMessage): Promise<string> {
-    return this.post(type, key, msg, '', '', 0);
+    return this.post(type, key, msg, '', '');
   }
 
   /**
@@ -106,7 +106,7 @@ export class ActorClient {
       }, timeoutMs);
       this.waiters.set(corr, { resolve: resolve as (v: unknown) => void, reject, timer, type });
     });
-    this.post(type, key, msg, this.stream, corr, Date.now() + timeoutMs).catch((err: unknown) => {
+    this.post(type, key, msg, this.stream, corr).catch((err: unknown) => {
       const w = this.waiters.get(corr);
       if (!w) return;
       clearTimeout(w.timer);
@@ -116,14 +116,7 @@ export class ActorClient {
     return reply;
   }
 
-  private async post(
-    type: string,
-    key: string,
-    msg: ActorMessage,
-    reply: string,
-    corr: string,
-    deadline: number,
-  ): Promise<string> {
+  private async post(type: string, key: string, msg: ActorMessage, reply: string, corr: string): Promise<string> {
     const stream = this.keys.mailbox(type, partitionOf(key, this.opts.partitionsOf(type)));
     const fields = encodeEntry({
       key,
@@ -132,7 +125,6 @@ export class ActorClient {
       reply,
       corr,
       ts: Date.now(),
-      deadline,
     });
     try {
       return await this.writer.write(stream, fields);

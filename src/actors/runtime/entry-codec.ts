@@ -1,6 +1,8 @@
 /**
  * The fields of a mailbox entry. They stay plain text so `redis-cli XREAD` shows them readably:
- * `key`, `kind`, `body` (JSON), `reply` (stream, empty for tell), `corr`, `ts`, `deadline`.
+ * `key`, `kind`, `body` (JSON), `reply` (stream, empty for tell), `corr`, `ts`. The ask's deadline
+ * is not among them: only the gateway acts on it (no worker read it), and every field of every
+ * entry is written, stored and read back on each ask's path.
  */
 export interface MailboxEntry {
   id: string;
@@ -10,33 +12,17 @@ export interface MailboxEntry {
   reply: string;
   corr: string;
   ts: number;
-  deadline: number;
 }
 
 export function encodeEntry(e: Omit<MailboxEntry, 'id'>): string[] {
-  return [
-    'key',
-    e.key,
-    'kind',
-    e.kind,
-    'body',
-    e.body,
-    'reply',
-    e.reply,
-    'corr',
-    e.corr,
-    'ts',
-    String(e.ts),
-    'deadline',
-    String(e.deadline),
-  ];
+  return ['key', e.key, 'kind', e.kind, 'body', e.body, 'reply', e.reply, 'corr', e.corr, 'ts', String(e.ts)];
 }
 
 /** Turns XREADGROUP's `[id, [f1, v1, …]]` into an entry; `null` fields mean it was deleted. */
 export function decodeEntry(id: string, fields: string[] | null): MailboxEntry | undefined {
   if (!fields) return undefined;
   // A field scan, not a Map per entry: every ask of every round comes through here.
-  const e: MailboxEntry = { id, key: '', kind: '', body: '', reply: '', corr: '', ts: 0, deadline: 0 };
+  const e: MailboxEntry = { id, key: '', kind: '', body: '', reply: '', corr: '', ts: 0 };
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const v = fields[i + 1] as string;
     switch (fields[i]) {
@@ -57,9 +43,6 @@ export function decodeEntry(id: string, fields: string[] | null): MailboxEntry |
         break;
       case 'ts':
         e.ts = Number(v);
-        break;
-      case 'deadline':
-        e.deadline = Number(v);
         break;
     }
   }
