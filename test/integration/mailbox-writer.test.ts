@@ -108,6 +108,16 @@ describe("a gateway's mailbox writes, one script call per turn", () => {
     expect(await entriesOf(good)).toHaveLength(1);
   });
 
+  it('writes any text as a plain XADD would: quotes, escapes, emoji, a lone surrogate', async () => {
+    const writer = new MailboxWriter(gateway);
+    const stream = env.keys.mailbox('counter', 8);
+    const odd = 'k "q" \\ \n é 😀 \u0000';
+    const cut = 'key-\ud83d'; // half an emoji: UTF-8 has no such character, so Redis gets U+FFFD
+    await Promise.all([writer.write(stream, entry(odd, 1)), writer.write(stream, entry(cut, 2))]);
+    await gateway.xadd(stream, '*', ...entry(cut, 3));
+    expect((await entriesOf(stream)).map((e) => e.key)).toEqual([odd, 'key-\ufffd', 'key-\ufffd']);
+  });
+
   it('loads the script again after Redis forgot it', async () => {
     const writer = new MailboxWriter(gateway);
     await env.redis.script('FLUSH');
