@@ -160,6 +160,24 @@ describe('HTTP gateway', () => {
     expect(status).toBe(200);
   });
 
+  it('commits asks again once PostgreSQL is back: the commit connections reconnect', async () => {
+    const echo = (payload: number) => post('/v1/diagnostics/echo', JSON.stringify({ key: 'pg-back', payload }));
+    expect((await echo(0)).status).toBe(200);
+    // Every connection drops, the worker's own commit connections with the pool's.
+    pgProxy.cut();
+    expect((await echo(1)).status).toBeGreaterThanOrEqual(500);
+    pgProxy.restore();
+    let res = await echo(2);
+    for (let i = 0; i < 30 && res.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      res = await echo(2);
+    }
+    expect(res.status).toBe(200);
+    // The ask that timed out applied once PostgreSQL was back (its gateway said it may): 0, 1, 2.
+    const { echoes } = (await res.json()) as { echoes: number };
+    expect(echoes).toBeGreaterThanOrEqual(3);
+  });
+
   const listKeys = () => fetch(`${base}/v1/api-keys`, { headers: { authorization: `Bearer ${adminKey}` } });
 
   async function untilPostgresBack(): Promise<void> {
