@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /**
@@ -22,8 +21,6 @@ while at <= #ARGV do
 end
 return ids`;
 
-const POST_MANY_SHA = createHash('sha1').update(POST_MANY).digest('hex');
-
 /**
  * Entries per script call at most: Redis runs a script alone, so a turn of 10,000 writes goes as
  * calls that other clients' commands can come between (and whose arguments stay small).
@@ -39,16 +36,17 @@ interface Pending {
 }
 
 /**
- * A gateway's mailbox writes, gathered per event-loop turn and sent as one script call (one alone
- * goes as a plain XADD). The askers a round of replies has just answered ask again in the same
- * turn, 64 of them at 64 askers. Sent as one command each, ioredis was 44% of the gateway's CPU
- * (perf), most of it per command: its command object, the auto-pipeline's promise and callback,
- * the reply's decoding. As one call, the gateway's CPU per echo ask went from 12–13 to 8–10 µs.
- * The entries are the same, each its own XADD.
+ * A gateway's mailbox writes, gathered per event-loop turn and sent as one script call, turn after
+ * turn in order: one key's messages land in the order they were written. The askers a round of
+ * replies has just answered ask again in the same turn, 64 of them at 64 askers. Sent as one
+ * command each, ioredis was 44% of the gateway's CPU (perf), most of it per command: its command
+ * object, the auto-pipeline's promise and callback, the reply's decoding. As one call, the
+ * gateway's CPU per echo ask went from 12–13 to 8–10 µs. The entries are the same, each its own
+ * XADD.
  *
- * The worker's blocking read, woken after the whole script, gets the entries of one mailbox
- * only (Redis serves a read blocked on several streams with the first that became ready): it
- * reads the rest at once (see read-top-up.ts).
+ * The worker's blocking read, woken after the whole script, gets the entries of one mailbox only
+ * (Redis 7.0 serves a read blocked on several streams with the first that became ready): it reads
+ * the rest at once (see read-top-up.ts).
  */
 export class MailboxWriter {
   private pending: Pending[] = [];
@@ -75,12 +73,6 @@ export class MailboxWriter {
   }
 
   private send(batch: readonly Pending[]): void {
-    const [first] = batch;
-    if (!first) return;
-    if (batch.length === 1) {
-      this.redis.xadd(first.stream, '*', ...first.fields).then((id) => first.resolve(id as string), first.reject);
-      return;
-    }
     this.postMany(batch).then(
       (ids) =>
         batch.forEach((w, i) => {
@@ -107,12 +99,11 @@ export class MailboxWriter {
         args.push(w.fields[i + 1]!);
       }
     }
-    // EVALSHA, and EVAL when Redis has forgotten the script (a restart, SCRIPT FLUSH).
-    try {
-      return (await this.redis.evalsha(POST_MANY_SHA, streams.size, ...args)) as unknown[];
-    } catch (err) {
-      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
-      return (await this.redis.eval(POST_MANY, streams.size, ...args)) as unknown[];
-    }
+    // EVAL, never EVALSHA with EVAL after NOSCRIPT: that retry would leave after writes of later
+    // turns had gone (a Redis restart forgets scripts), and one key's messages would land out of
+    // order. Redis hashes the script's few hundred bytes and finds it in its cache. Every write
+    // takes this one path, a lone one too: as a plain XADD it went through ioredis's
+    // auto-pipeline, which scripts skip (redis.ts), so a later turn's call could overtake it.
+    return (await this.redis.eval(POST_MANY, streams.size, ...args)) as unknown[];
   }
 }

@@ -245,7 +245,7 @@ export class TypeWorker {
     const { byStream, got } = await readRound(
       (block) => readMany(this.d.blocking, this.d.group, this.d.workerId, cursors, count, block),
       Math.max(1, Math.floor(Math.min(this.blockFor(), leaseLeft))),
-      (n, streams) => this.mayReadAgain(parts) && topUpAfter(this.lastRound, n, streams),
+      (n, streams) => this.mayReadAgain(parts) && topUpAfter(this.lastRound, n, streams, count),
     );
     this.lastRound = got;
     const out = new Map<Owned, RawEntry[]>();
