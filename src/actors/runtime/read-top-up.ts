@@ -8,9 +8,10 @@ import type { RawEntry } from './mailbox-ops.js';
  * Why a burst arrives cut: Redis 7.0 (the version this was measured on) serves a client blocked in
  * XREADGROUP on several streams with the entries of the first stream that became ready, and no
  * other, right after the command that added them. (Later versions run a woken read again, and may
- * answer with every stream that has entries: then this rarely fires. Only 7.0 was measured.) Under load, the askers a round has just answered send their next asks together, one
- * script call from each gateway (mailbox-writer.ts), so a blocked worker woke with one mailbox's
- * share of them, and the rest waited for the next round. (Before the gateways wrote their asks in
+ * answer with every stream that has entries: then this rarely fires. Only 7.0 was measured.)
+ * Under load, the askers a round has just answered send their next asks together, one script
+ * call from each gateway (mailbox-writer.ts), so a blocked worker woke with one mailbox's share
+ * of them, and the rest waited for the next round. (Before the gateways wrote their asks in
  * one call, Redis woke the worker after the first command of their pipeline: one entry.) Rounds
  * alternated between a few entries and all the others, each paying a round's fixed cost (a commit
  * with its WAL flush, a settle script, the wake-ups of three processes): at 64 echo askers half
