@@ -4,7 +4,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # Before the install: its postinstall guards the postgres driver (scripts/patch-postgres.mjs).
 COPY scripts ./scripts
-RUN npm install --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY bench ./bench

@@ -59,7 +59,7 @@ describe('docker-compose.yml', () => {
     const dockerfile = readFileSync('Dockerfile', 'utf8');
     const scripts = dockerfile.indexOf('COPY scripts ./scripts');
     expect(scripts).toBeGreaterThan(-1);
-    expect(scripts).toBeLessThan(dockerfile.indexOf('RUN npm install'));
+    expect(scripts).toBeLessThan(dockerfile.indexOf('RUN npm ci'));
   });
 });
 
