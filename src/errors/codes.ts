@@ -14,7 +14,10 @@ export const errorCodes = {
   UNAUTHORIZED: { status: 401, doc: 'No API key, or an unknown or revoked one.' },
   SIGNATURE_REQUIRED: { status: 401, doc: 'A supplier request came without an HTTP Message Signature.' },
   SIGNATURE_INVALID: { status: 401, doc: 'The HTTP Message Signature is malformed, stale, or does not verify.' },
-  SIGNATURE_REPLAYED: { status: 401, doc: 'This HTTP Message Signature was used before.' },
+  SIGNATURE_REPLAYED: {
+    status: 401,
+    doc: 'What this HTTP Message Signature signs (its signature base) was used before.',
+  },
   FORBIDDEN: { status: 403, doc: "The caller's role or DID may not do this." },
   NOT_FOUND: { status: 404, doc: 'No such route or resource.' },
   METHOD_NOT_ALLOWED: { status: 405, doc: 'The route exists but not for this method.' },

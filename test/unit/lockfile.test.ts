@@ -55,7 +55,8 @@ describe('package-lock.json', () => {
         if (!entry.peerDependenciesMeta?.[name]?.optional && !(name in required)) required[name] = meta;
       }
       for (const name of Object.keys(required)) {
-        if (!resolves(path === '' ? '' : posix.normalize(path), name)) missing.push(`${name} (for ${path || 'hearth'})`);
+        if (!resolves(path === '' ? '' : posix.normalize(path), name))
+          missing.push(`${name} (for ${path || 'hearth'})`);
       }
     }
     expect(missing).toEqual([]);

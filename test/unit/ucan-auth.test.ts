@@ -332,7 +332,7 @@ describe('UCAN authentication: invocations', () => {
     expect(await auth.authenticate(invocationHeaders(first))).toMatchObject({ ok: true });
     expect(await auth.authenticate(invocationHeaders(second))).toMatchObject({ ok: true });
     expectRejected(await auth.authenticate(invocationHeaders(first)), INVALID_INVOCATION_MESSAGE, 'replayed');
-    expect(seenNonce.mock.calls[0]?.[0]).toMatch(new RegExp(`^${user.did()}:sig:[0-9a-f]{64}$`));
+    expect(seenNonce.mock.calls[0]?.[0]).toMatch(new RegExp(`^${user.did()}:signed:[0-9a-f]{64}$`));
   });
 
   it('refuses a replay re-encoded under another CID (same signed UCAN in non-canonical JWT form)', async () => {

@@ -1,5 +1,4 @@
-import { verify } from 'node:crypto';
-import { ed25519PublicKey } from '../../crypto/ed25519-keys.js';
+import { verifyEd25519 } from '../../crypto/ed25519-verify.js';
 
 export interface VerifiedJws {
   header: Record<string, unknown>;
@@ -25,7 +24,6 @@ export function verifyCompactJws(jws: string, publicKey: string): VerifiedJws | 
   if (typeof header !== 'object' || header === null || typeof payload !== 'object' || payload === null)
     return undefined;
   if (header.alg !== 'EdDSA') return undefined;
-  const key = ed25519PublicKey(Buffer.from(publicKey, 'base64url'));
-  const ok = verify(null, Buffer.from(`${h}.${p}`), key, Buffer.from(s, 'base64url'));
+  const ok = verifyEd25519(Buffer.from(publicKey, 'base64url'), Buffer.from(`${h}.${p}`), Buffer.from(s, 'base64url'));
   return ok ? { header, payload } : undefined;
 }

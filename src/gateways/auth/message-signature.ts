@@ -1,5 +1,5 @@
-import { createHash, verify } from 'node:crypto';
-import { ed25519PublicKey } from '../../crypto/ed25519-keys.js';
+import { createHash } from 'node:crypto';
+import { verifyEd25519 } from '../../crypto/ed25519-verify.js';
 import { AppError } from '../../errors/index.js';
 
 /**
@@ -83,8 +83,12 @@ export interface VerifyOptions {
   maxSkewSeconds: number;
 }
 
-/** Checks everything but replay; returns the parsed signature (its bytes identify it for replay checks). */
-export function verifyMessageSignature(req: SignedRequest, o: VerifyOptions): ParsedSignature {
+/**
+ * Checks everything but replay. Returns the parsed signature and its signature base: what was
+ * signed identifies a request for replay checks, never the signature bytes (an Ed25519 signature
+ * has other encodings a lax verifier would accept).
+ */
+export function verifyMessageSignature(req: SignedRequest, o: VerifyOptions): ParsedSignature & { base: string } {
   const s = parseSignature(req.headers);
   const needed = [
     '@method',
@@ -104,8 +108,9 @@ export function verifyMessageSignature(req: SignedRequest, o: VerifyOptions): Pa
   if (s.components.includes('content-digest') && req.headers['content-digest'] !== contentDigest(req.body)) {
     throw fail('Content-Digest does not match the body');
   }
-  const key = ed25519PublicKey(Buffer.from(o.publicKey, 'base64url'));
-  const ok = verify(null, Buffer.from(signatureBase(req, s.components, s.paramsText)), key, s.signature);
-  if (!ok) throw fail('the signature does not verify with the supplier key');
-  return s;
+  const base = signatureBase(req, s.components, s.paramsText);
+  if (!verifyEd25519(Buffer.from(o.publicKey, 'base64url'), Buffer.from(base), s.signature)) {
+    throw fail('the signature does not verify with the supplier key');
+  }
+  return { ...s, base };
 }

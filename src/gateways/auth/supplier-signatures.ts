@@ -32,7 +32,7 @@ export class SupplierSignatures {
       { method: ctx.method, path: ctx.path, query: ctx.rawQuery, headers: ctx.headers, body },
       { did: who.did, publicKey: supplier.publicKey, now: this.clock(), maxSkewSeconds: MAX_SKEW_SECONDS },
     );
-    const digest = createHash('sha256').update(parsed.signature).digest('hex');
+    const digest = createHash('sha256').update(parsed.base).digest('hex');
     const fresh = await this.redis.set(this.replayKey(digest), '1', 'EX', MAX_SKEW_SECONDS * 2 + 60, 'NX');
     if (fresh !== 'OK')
       throw new AppError('SIGNATURE_REPLAYED', 'this signature was already used; sign every request anew');

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { API } from '@ucanto/core';
 import { extractUcan } from './car.js';
 import { failure, type UcanFailure } from './errors.js';
-import { verifyUcanChain, type VerifyContext } from './verify-ucanto.js';
+import { signedPayload, verifyUcanChain, type VerifyContext } from './verify-ucanto.js';
 
 export const ORACLE_CAPABILITY = { can: '*', with: 'ixo:oracle' } as const;
 
@@ -44,13 +44,20 @@ export function checkInvocationLifetime(
 
 /**
  * The key an invocation is single-use under. With a nonce, the nonce (per issuer). Without one,
- * the signature: unlike the CID, it stays the same when the same signed UCAN is re-encoded (its
- * JWT form, for instance, signs the same bytes but lands under a different CID).
+ * what was signed: unlike the CID, it stays the same when the same signed UCAN is re-encoded (its
+ * JWT form lands under another CID), and unlike the signature bytes it cannot be varied by
+ * anyone but the signer (ECDSA's (r, n−s), a lax verifier's Ed25519 S + k·L). A JWT UCAN of the
+ * same text lands on the same key.
  */
 export function replayKey(ucan: API.Delegation): string {
   const issuer = ucan.issuer.did();
   if (ucan.nonce !== undefined && ucan.nonce !== '') return `${issuer}:${ucan.nonce}`;
-  return `${issuer}:sig:${createHash('sha256').update(ucan.signature.raw).digest('hex')}`;
+  return signedReplayKey(issuer, signedPayload(ucan));
+}
+
+/** The replay key of a nonce-less token: its issuer and a digest of the text it signed. */
+export function signedReplayKey(issuer: string, signed: string): string {
+  return `${issuer}:signed:${createHash('sha256').update(signed).digest('hex')}`;
 }
 
 export async function authenticateInvocation(

@@ -2,14 +2,15 @@
  * JWT UCANs (the `ucans` library's format) accepted as invocations: same audience, capability,
  * lifetime and single-use rules as the ucanto invocation, with the JWT's own signature scheme.
  */
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as UcansModule from 'ucans';
 import { failure, type UcanFailure } from './errors.js';
 import type { ResolveVerifier } from './did-resolver.js';
+import { verifyEd25519 } from '../../../crypto/ed25519-verify.js';
 import {
   checkInvocationLifetime,
   ORACLE_CAPABILITY,
+  signedReplayKey,
   type AcceptedToken,
   type InvocationContext,
 } from './invocation.js';
@@ -61,9 +62,14 @@ async function checkJwtSignature(ucan: Ucan, resolveVerifier: ResolveVerifier): 
   const didKey = await issuerDidKey(ucan.payload.iss, resolveVerifier);
   if (typeof didKey !== 'string') return didKey;
   try {
-    const { type } = ucans.didToPublicKey(didKey);
+    const { publicKey, type } = ucans.didToPublicKey(didKey);
     if (algorithmOf[type] !== ucan.header.alg) return failure('bad-signature');
-    const valid = await ucans.verifySignatureUtf8(ucan.signedData, ucan.signature, didKey);
+    // ucans checks Ed25519 with @stablelib, which accepts a non-canonical S (S + k·L); hearth's own
+    // check refuses it. Other key types stay with ucans (their replay key does not rest on bytes).
+    const valid =
+      type === 'ed25519'
+        ? verifyEd25519(Buffer.from(publicKey, 'base64'), Buffer.from(ucan.signedData), exactBase64url(ucan.signature))
+        : await ucans.verifySignatureUtf8(ucan.signedData, ucan.signature, didKey);
     return valid ? undefined : failure('bad-signature');
   } catch {
     return failure('bad-signature');
@@ -91,12 +97,20 @@ async function checkJwtProofs(ucan: Ucan, ctx: InvocationContext, depth: number)
   return undefined;
 }
 
-/** Nonce per issuer when present; otherwise the decoded signature (base64url text has spare bits). */
+/**
+ * The signature's bytes, or none when the text is not their one unpadded base64url spelling
+ * (Node's decoder skips stray characters and ignores spare bits).
+ */
+function exactBase64url(text: string): Uint8Array {
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : new Uint8Array(0);
+}
+
+/** Nonce per issuer when present; otherwise what was signed (`header.payload`), never the signature. */
 function jwtReplayKey(ucan: Ucan): string {
   const { iss, nnc } = ucan.payload;
   if (nnc !== undefined && nnc !== '') return `${iss}:${nnc}`;
-  const signature = Buffer.from(ucan.signature, 'base64url');
-  return `${iss}:sig:${createHash('sha256').update(signature).digest('hex')}`;
+  return signedReplayKey(iss, ucan.signedData);
 }
 
 export async function authenticateJwtUcan(text: string, ctx: InvocationContext): Promise<AcceptedToken | UcanFailure> {

@@ -3,9 +3,8 @@
  * bounds hold, for the token itself and for each proof it carries (recursively). Capability
  * semantics are the caller's business; this only establishes that the chain is authentic and live.
  */
-import { verify as nodeVerify } from 'node:crypto';
 import { isDelegation, UCAN, type API } from '@ucanto/core';
-import { ed25519PublicKey } from '../../../crypto/ed25519-keys.js';
+import { verifyEd25519 } from '../../../crypto/ed25519-verify.js';
 import { failure, type UcanFailure } from './errors.js';
 import type { ResolveVerifier } from './did-resolver.js';
 
@@ -14,11 +13,22 @@ import type { ResolveVerifier } from './did-resolver.js';
  * declared as `@ipld/dag-ucan/.`, which TypeScript can't resolve under NodeNext and types as `any`;
  * this restates dag-ucan's real signature. It checks the UCAN's `iss` equals `verifier.did()` too.
  */
-const verifySignature = (
-  UCAN as unknown as {
-    verifySignature(this: void, ucan: API.Delegation['data'], verifier: API.Verifier): API.Await<boolean>;
-  }
-).verifySignature;
+const { verifySignature, format } = UCAN as unknown as {
+  verifySignature(this: void, ucan: API.Delegation['data'], verifier: API.Verifier): API.Await<boolean>;
+  /** A model (no `jwt` text of its own) formatted canonically: `header.payload.signature`. */
+  format(this: void, model: unknown): string;
+};
+
+/**
+ * What the issuer signed, as dag-ucan checks it: the canonical `header.payload` of the UCAN's
+ * model, the same text whichever encoding (CBOR, a JWT, a re-spaced JWT) the UCAN came in.
+ */
+export function signedPayload(ucan: API.Delegation): string {
+  // A model decoded from a JWT keeps its text under `jwt`, which format() would hand back as sent.
+  const { jwt: _sent, ...model } = (ucan.data as unknown as { model: { jwt?: string } }).model;
+  const jwt = format(model);
+  return jwt.slice(0, jwt.lastIndexOf('.'));
+}
 
 /** Multicodec of an Ed25519 signature (what ucanto puts in `signature.code`). */
 const ED25519_SIGNATURE = 0xd0ed;
@@ -26,16 +36,15 @@ const ED25519_SIGNATURE = 0xd0ed;
 /**
  * The same check as ucanto's Ed25519 verifier, done by node:crypto (native) instead of the
  * pure-JS @noble/ed25519: a few milliseconds of the event loop per request become tens of
- * microseconds (measured: 1,000 SSE requests at once waited ~5 s behind signature checks).
- * Any other kind of verifier is used as it is.
+ * microseconds (measured: 1,000 SSE requests at once waited ~5 s behind signature checks); a
+ * non-canonical S is refused (see verifyEd25519). Any other kind of verifier is used as it is.
  */
 function nativeVerifier(v: API.Verifier): API.Verifier {
   const inner = ((v as unknown as { key?: unknown }).key ?? v) as { publicKey?: Uint8Array };
   const raw = inner.publicKey;
   if (!(raw instanceof Uint8Array) || raw.length !== 32) return v;
-  const key = ed25519PublicKey(raw);
   const verify = (payload: Uint8Array, signature: { code: number; raw: Uint8Array }): boolean =>
-    signature.code === ED25519_SIGNATURE && nodeVerify(null, payload, key, signature.raw);
+    signature.code === ED25519_SIGNATURE && verifyEd25519(raw, payload, signature.raw);
   return { did: () => v.did(), verify } as unknown as API.Verifier;
 }
 
