@@ -7,6 +7,8 @@ import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
 describe('oracle delegation store (spec 001)', () => {
   let env: Isolated;
   let hearth: Hearth;
+  /** A second gateway process with its own revocation memory. */
+  let other: Hearth;
   let oracleDid = '';
   let alice: Awaited<ReturnType<typeof ucanUser>>;
   let bob: Awaited<ReturnType<typeof ucanUser>>;
@@ -15,11 +17,13 @@ describe('oracle delegation store (spec 001)', () => {
     env = await isolated();
     oracleDid = await oracleIdentity();
     hearth = await startHearth(env.config({ ACTOR_PARTITIONS: '2', ORACLE_DID: oracleDid }), env.log);
+    other = await startHearth(env.config({ ACTOR_PARTITIONS: '2', ORACLE_DID: oracleDid, ROLE: 'gateway' }), env.log);
     alice = await ucanUser(oracleDid);
     bob = await ucanUser(oracleDid);
   });
 
   afterAll(async () => {
+    await other?.close();
     await hearth.close();
     await env.cleanup();
   });
@@ -35,6 +39,8 @@ describe('oracle delegation store (spec 001)', () => {
 
   it('stores a valid delegation sealed, reports it, and revokes it', async () => {
     expect(await call('GET')).toEqual({ status: 200, body: { authorized: false } });
+    // Each test below uses lifetimes of its own: the same issuer, audience and expiry (to the
+    // second) would be this delegation's CID, revoked at the end of this test.
     const raw = await alice.delegation(3600);
     const stored = await call('POST', { raw, issuer: alice.did, audience: oracleDid });
     expect(stored.status).toBe(200);
@@ -68,7 +74,7 @@ describe('oracle delegation store (spec 001)', () => {
     expect((await call('POST', { raw: await alice.delegation(), extra: 1 })).status).toBe(400);
     expect((await call('POST', { raw: await alice.delegation(), issuer: bob.did })).status).toBe(400);
     // An expiration given beside the CAR must be the CAR's own.
-    const wrongExpiry = await call('POST', { raw: await alice.delegation(3600), expiration: 1 });
+    const wrongExpiry = await call('POST', { raw: await alice.delegation(3_601), expiration: 1 });
     expect(wrongExpiry.status).toBe(400);
     expect(wrongExpiry.body.error.message).toMatch(/expiration must be the delegation's own/);
     expect((await call('GET')).body).toEqual({ authorized: false });
@@ -77,30 +83,39 @@ describe('oracle delegation store (spec 001)', () => {
   it('accepts a delegation alone as the credential (x-ucan-delegation), naming its issuer', async () => {
     const res = await fetch(`http://127.0.0.1:${hearth.port}/sessions`, {
       method: 'POST',
-      headers: { 'x-ucan-delegation': await alice.delegation() },
+      headers: { 'x-ucan-delegation': await alice.delegation(3_602) },
     });
     expect(res.status).toBe(201);
     const list = await fetch(`http://127.0.0.1:${hearth.port}/sessions`, { headers: await alice.headers() });
     expect(((await list.json()) as { total: number }).total).toBe(1);
   });
 
-  it('refuses a revoked delegation as a credential, and storing it again', async () => {
+  it('refuses a revoked delegation at once on the revoking gateway, on another within the window, and storing it again', async () => {
     // A lifetime no other test uses: the same issuer, audience and expiry would be the same CID.
     const raw = await alice.delegation(3_333);
     expect((await call('POST', { raw })).status).toBe(200);
-    const sessions = () =>
-      fetch(`http://127.0.0.1:${hearth.port}/sessions`, { headers: { 'x-ucan-delegation': raw } }).then(
-        (r) => r.status,
-      );
-    expect(await sessions()).toBe(200);
+    const sessions = (port: number) =>
+      fetch(`http://127.0.0.1:${port}/sessions`, { headers: { 'x-ucan-delegation': raw } }).then((r) => r.status);
+    // Both gateways have just checked it: each remembers "not revoked".
+    expect(await sessions(hearth.port)).toBe(200);
+    expect(await sessions(other.port)).toBe(200);
     const revoked = async () =>
       (await env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM oracle_revoked_delegations`)[0]?.n;
     const before = await revoked();
-    expect(await call('DELETE')).toEqual({ status: 200, body: { ok: true } });
+    // Revoked with the delegation itself as the credential: its own last use.
+    const gone = await fetch(`http://127.0.0.1:${hearth.port}/delegation`, {
+      method: 'DELETE',
+      headers: { 'x-ucan-delegation': raw },
+    });
+    expect(gone.status).toBe(200);
+    const revokedAt = Date.now();
     expect(await revoked()).toBe((before ?? 0) + 1);
-    // Another gateway's cache answers "not revoked" for up to 5 s; this one's too.
-    await new Promise((r) => setTimeout(r, REVOCATION_CACHE_MS + 200));
-    expect(await sessions()).toBe(401);
+    expect(await sessions(hearth.port)).toBe(401);
+    // The other gateway's memory answers "not revoked" for at most REVOCATION_CACHE_MS.
+    while ((await sessions(other.port)) !== 401) {
+      expect(Date.now() - revokedAt).toBeLessThan(REVOCATION_CACHE_MS + 1_000);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const again = await call('POST', { raw });
     expect(again.status).toBe(400);
     expect(again.body.error.message).toMatch(/revoked/);

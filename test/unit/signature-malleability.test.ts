@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { Delegation, invoke, UCAN } from '@ucanto/core';
+import { Delegation, invoke, UCAN, type API } from '@ucanto/core';
 import { ed25519 } from '@ucanto/principal';
 import type * as UcansModule from 'ucans';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -90,7 +90,7 @@ describe('JWT UCANs: a nonce-less token is single-use whatever its signature loo
     keypair = await ucans.EdKeypair.create();
   });
 
-  async function mint(issuer: { did(): string; jwtAlg: string; sign(d: Uint8Array): Promise<Uint8Array> }) {
+  async function mint(issuer: UcansModule.EdKeypair) {
     const token = await ucans.build({
       issuer,
       audience: oracleDid,
@@ -132,7 +132,7 @@ describe('ucanto invocations: a malleated signature does not verify', () => {
       capability: { can: '*', with: 'ixo:oracle' },
       expiration: T + 300,
     }).delegate();
-    const archive = async (t: typeof token) => {
+    const archive = async (t: API.Delegation) => {
       const out = await t.archive();
       if (!out.ok) throw out.error;
       return Buffer.from(out.ok).toString('base64');

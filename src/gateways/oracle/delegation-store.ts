@@ -6,10 +6,14 @@ const LAST_TIMESTAMP_S = 253_402_300_799;
 
 /** Stored delegations, sealed at rest; one per user DID (a new one replaces the old). */
 export class DelegationStore {
+  private readonly revoked: RevokedDelegations;
+
   constructor(
     private readonly sql: Sql,
     private readonly secret: string,
-  ) {}
+  ) {
+    this.revoked = new RevokedDelegations(sql);
+  }
 
   async put(did: string, raw: string, cid: string, expiration: number | undefined): Promise<void> {
     const sealed = seal(this.secret, 'oracle-delegation', raw);
@@ -33,15 +37,23 @@ export class DelegationStore {
 
   /**
    * Revokes the caller's stored delegation: gone from the store, and refused as a credential
-   * (`x-ucan-delegation`, a socket's `ucanDelegation`) from now on, on every process within
-   * {@link REVOCATION_CACHE_MS}.
+   * (`x-ucan-delegation`, a socket's `ucanDelegation`) from now on: at once by this process, by
+   * the others within {@link REVOCATION_CACHE_MS}.
    */
   async remove(did: string): Promise<void> {
-    await this.sql`
-      WITH gone AS (DELETE FROM oracle_delegations WHERE did = ${did} RETURNING did, cid, expires_at)
-      INSERT INTO oracle_revoked_delegations (cid, did, expires_at)
-      SELECT cid, did, expires_at FROM gone WHERE cid IS NOT NULL
-      ON CONFLICT (cid) DO NOTHING`;
+    const rows = await this.sql<{ cid: string }[]>`
+      WITH gone AS (DELETE FROM oracle_delegations WHERE did = ${did} RETURNING did, cid, expires_at),
+      kept AS (
+        INSERT INTO oracle_revoked_delegations (cid, did, expires_at)
+        SELECT cid, did, expires_at FROM gone WHERE cid IS NOT NULL
+        ON CONFLICT (cid) DO NOTHING)
+      SELECT cid FROM gone WHERE cid IS NOT NULL`;
+    for (const { cid } of rows) this.revoked.remember(cid);
+  }
+
+  /** Whether the delegation with this content id was revoked (see {@link RevokedDelegations}). */
+  isRevoked(cid: string): Promise<boolean> {
+    return this.revoked.isRevoked(cid);
   }
 }
 
@@ -49,17 +61,29 @@ export class DelegationStore {
 export const REVOCATION_CACHE_MS = 5_000;
 
 /**
- * Whether a delegation was revoked, by content id: one primary-key probe, remembered for
- * {@link REVOCATION_CACHE_MS} (a client sends its delegation with every request).
+ * Which delegations were revoked, by content id: one primary-key probe, remembered for
+ * {@link REVOCATION_CACHE_MS} (a client sends its delegation with every request). A revocation
+ * made through this process is remembered at once, as API-key revocation is.
  */
-export function revokedDelegations(sql: Sql): (cid: string) => Promise<boolean> {
-  const seen = new Map<string, { revoked: boolean; at: number }>();
-  return async (cid) => {
-    const hit = seen.get(cid);
+export class RevokedDelegations {
+  private readonly seen = new Map<string, { revoked: boolean; at: number }>();
+
+  constructor(private readonly sql: Sql) {}
+
+  async isRevoked(cid: string): Promise<boolean> {
+    const hit = this.seen.get(cid);
     if (hit && (hit.revoked || Date.now() - hit.at < REVOCATION_CACHE_MS)) return hit.revoked;
-    const [row] = await sql<{ cid: string }[]>`SELECT cid FROM oracle_revoked_delegations WHERE cid = ${cid}`;
-    if (seen.size >= 10_000) seen.clear();
-    seen.set(cid, { revoked: row !== undefined, at: Date.now() });
+    const [row] = await this.sql<{ cid: string }[]>`SELECT cid FROM oracle_revoked_delegations WHERE cid = ${cid}`;
+    this.note(cid, row !== undefined);
     return row !== undefined;
-  };
+  }
+
+  remember(cid: string): void {
+    this.note(cid, true);
+  }
+
+  private note(cid: string, revoked: boolean): void {
+    if (this.seen.size >= 10_000) this.seen.clear();
+    this.seen.set(cid, { revoked, at: Date.now() });
+  }
 }

@@ -3,6 +3,7 @@ import { connectRedis, createRedis } from '../../actors/runtime/redis.js';
 import { ChatEventHub } from '../../oracle/chat-events.js';
 import type { RouteSpec } from '../http/router.js';
 import { attachSocketGateway } from '../socket/socket-gateway.js';
+import { DelegationStore } from './delegation-store.js';
 import { createOracleAuth, oracleRoutes, type OracleDeps } from './index.js';
 
 /**
@@ -20,9 +21,10 @@ export async function startOracleGateway(d: OracleDeps): Promise<{
     d.config.REDIS_URL,
   );
   const hub = new ChatEventHub(reader, d.keys, log);
-  const auth = createOracleAuth(d.config, d.redis, d.sql);
+  const delegations = new DelegationStore(d.sql, d.config.PIN_ENCRYPTION_KEY);
+  const auth = createOracleAuth(d.config, d.redis, delegations);
   return {
-    routes: oracleRoutes({ ...d, hub, auth }),
+    routes: oracleRoutes({ ...d, hub, auth, delegations }),
     attach: (app) =>
       attachSocketGateway({
         app,

@@ -19,17 +19,25 @@ import type { OraclePlugin } from '../../oracle/plugin.js';
 import { pluginRoutes } from './plugin-routes.js';
 import { VoucherReads } from '../../store/voucher-reads.js';
 import { delegationRoutes } from './delegation-routes.js';
-import { DelegationStore, revokedDelegations } from './delegation-store.js';
+import { DelegationStore } from './delegation-store.js';
 
 /** The longest an invocation may live ahead of now (wire reference: 900 s). */
 const MAX_INVOCATION_TTL_SECONDS = 900;
 
-/** The UCAN check of every protected oracle route and socket (none without ORACLE_DID). */
-export function createOracleAuth(config: Config, redis: Redis, sql: Sql): UcanAuthenticator | undefined {
+/**
+ * The UCAN check of every protected oracle route and socket (none without ORACLE_DID). It asks
+ * `delegations` about revocations: the store that revokes them, so that this process refuses a
+ * delegation from the moment it revoked it.
+ */
+export function createOracleAuth(
+  config: Config,
+  redis: Redis,
+  delegations: DelegationStore,
+): UcanAuthenticator | undefined {
   if (!config.ORACLE_DID) return undefined;
   return createUcanAuthenticator({
     oracleDid: config.ORACLE_DID,
-    isRevoked: revokedDelegations(sql),
+    isRevoked: (cid) => delegations.isRevoked(cid),
     maxInvocationTtlSeconds: MAX_INVOCATION_TTL_SECONDS,
     seenNonce: redisNonceGuard(redis, config.REDIS_PREFIX),
     resolveDid: ixoDidResolver(
@@ -51,14 +59,15 @@ export interface OracleDeps {
 }
 
 /** Spec 001's routes: the landing, sessions, delegation, messages, and plugins' routes. */
-export function oracleRoutes(d: OracleDeps & { hub: ChatEventHub; auth: UcanAuthenticator | undefined }): RouteSpec[] {
+export function oracleRoutes(
+  d: OracleDeps & { hub: ChatEventHub; auth: UcanAuthenticator | undefined; delegations: DelegationStore },
+): RouteSpec[] {
   const { auth, config } = d;
   const oracle = {
     did: config.ORACLE_DID ?? '',
     name: config.ORACLE_NAME,
     ...(config.ORACLE_ENTITY_DID ? { entityDid: config.ORACLE_ENTITY_DID } : {}),
   };
-  const store = new DelegationStore(d.sql, config.PIN_ENCRYPTION_KEY);
   const plugins = [
     ...(config.ORACLE_CREDITS_URL ? [creditsPlugin(httpSubscriptions(config.ORACLE_CREDITS_URL))] : []),
     ...(d.plugins ?? []),
@@ -70,7 +79,7 @@ export function oracleRoutes(d: OracleDeps & { hub: ChatEventHub; auth: UcanAuth
   const routes = [
     landingRoute(config.ORACLE_NAME),
     ...sessionRoutes(auth, { client: d.client, reads: new ChatReads(d.sql), oracle }),
-    ...delegationRoutes(auth, { store, oracleDid: oracle.did, clock: d.clock }),
+    ...delegationRoutes(auth, { store: d.delegations, oracleDid: oracle.did, clock: d.clock }),
     ...messageRoutes(auth, {
       sql: d.sql,
       redis: d.redis,
