@@ -19,7 +19,7 @@ import type { OraclePlugin } from '../../oracle/plugin.js';
 import { pluginRoutes } from './plugin-routes.js';
 import { VoucherReads } from '../../store/voucher-reads.js';
 import { delegationRoutes } from './delegation-routes.js';
-import { DelegationStore } from './delegation-store.js';
+import { type DelegationStore } from './delegation-store.js';
 
 /** The longest an invocation may live ahead of now (wire reference: 900 s). */
 const MAX_INVOCATION_TTL_SECONDS = 900;
