@@ -39,6 +39,10 @@ export const errorCodes = {
     status: 401,
     doc: 'No valid UCAN: the message says which (spec 001 gives the two messages verbatim).',
   },
+  MODEL_UNAVAILABLE: {
+    status: 502,
+    doc: "The oracle's language model cannot be reached, or its provider refused; `details` has the `kind` and whether to retry.",
+  },
   ORACLE_NOT_CONFIGURED: { status: 503, doc: 'The oracle routes need ORACLE_DID; this deployment has none.' },
   LEDGER_BLOCK_NOT_FOUND: { status: 404, doc: 'No ledger block at this height (yet).' },
   LEDGER_ENTRY_NOT_FOUND: { status: 404, doc: 'No ledger entry with this id.' },

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { ModelError } from './model-error.js';
+import { ModelError, modelConnectionError } from './model-error.js';
 
 /** A model silent this long (no headers, no next chunk) is given up on, and the turn with it. */
 export const MODEL_IDLE_TIMEOUT_MS = 120_000;
@@ -38,7 +38,7 @@ export function postForStream(
         resolve(res);
       },
     );
-    req.on('error', reject);
+    req.on('error', (err) => reject(modelConnectionError(err)));
     // Covers the wait for headers and every gap between body chunks (the socket's idle time);
     // the reader of the body sees this reason, not a bare "aborted".
     req.setTimeout(idleTimeoutMs, () => {

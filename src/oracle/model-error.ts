@@ -1,3 +1,5 @@
+import { AppError, isStoreUnavailable } from '../errors/index.js';
+
 /** The wire reference's failure kinds of an SSE `error` event (oracle-wire.md). */
 export type FailureKind = 'rate_limit' | 'billing' | 'auth' | 'timeout' | 'server' | 'network' | 'unknown';
 
@@ -38,12 +40,30 @@ const networkCodes = new Set([
 ]);
 
 /**
- * The kind and retryability of a failed turn, for its SSE `error` event. A failure that is not
- * the provider's (a store, hearth itself) is `server` and retryable, as before.
+ * A failure on the connection to the provider (refused, reset, unknown host…) as a ModelError,
+ * so that no one takes it for a store outage: its socket error code (ECONNREFUSED) is the same
+ * a PostgreSQL or Redis that cannot be reached gives. The provider's address stays out of the
+ * message (it is sent to clients); the log has the code.
  */
-export function failureOf(err: unknown): { kind: FailureKind; retryable: boolean } {
-  if (err instanceof ModelError) return { kind: err.kind, retryable: err.retryable };
+export function modelConnectionError(err: unknown): unknown {
+  if (err instanceof ModelError || (err instanceof Error && err.name === 'AbortError')) return err;
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && networkCodes.has(code)) return { kind: 'network', retryable: true };
-  return { kind: 'server', retryable: true };
+  const why = typeof code === 'string' ? code : err instanceof Error ? err.message : String(err);
+  const retryable = typeof code !== 'string' || networkCodes.has(code);
+  return new ModelError(`the language model cannot be reached (${why})`, 'network', retryable);
+}
+
+/** A failed turn as the HTTP error of the JSON (not streamed) answer: 502 MODEL_UNAVAILABLE. */
+export function modelUnavailable(err: ModelError): AppError {
+  return new AppError('MODEL_UNAVAILABLE', err.message, { kind: err.kind, retryable: err.retryable }, err.retryable);
+}
+
+/**
+ * The kind, retryability and error code of a failed turn, for its SSE `error` event. A failure
+ * that is not the provider's (a store, hearth itself) is `server` and retryable, as before.
+ */
+export function failureOf(err: unknown): { kind: FailureKind; retryable: boolean; code: string } {
+  if (err instanceof ModelError) return { kind: err.kind, retryable: err.retryable, code: 'MODEL_UNAVAILABLE' };
+  const code = err instanceof AppError ? err.code : isStoreUnavailable(err) ? 'UNAVAILABLE' : 'INTERNAL';
+  return { kind: 'server', retryable: true, code };
 }

@@ -2,7 +2,7 @@ import type { Agent, AgentSink, AgentTurn, AttachmentRef, ToolCallRecord } from 
 import { runOracleTool } from './run-tool.js';
 import { postForStream } from './http-stream.js';
 import type { OracleTool } from './tools.js';
-import { modelErrorForStatus } from './model-error.js';
+import { modelConnectionError, modelErrorForStatus } from './model-error.js';
 
 interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -172,7 +172,7 @@ async function* deltas(body: AsyncIterable<Uint8Array>, signal: AbortSignal): As
   } catch (err) {
     // An abort cuts the body off mid-read: the turn ends with what it has, not with an error.
     if (signal.aborted) return;
-    throw err;
+    throw modelConnectionError(err);
   }
 }
 

@@ -7,7 +7,7 @@ import type { AgActionDeclaration, Agent, AttachmentRef, BrowserToolDeclaration,
 import { emitChatEvent, isAbortOf, type ChatEventHub } from './chat-events.js';
 import { keepTurn, releaseTurn } from './turn-mark.js';
 import { askBrowser, runAction, type ClientCallDeps } from './client-calls.js';
-import { failureOf } from './model-error.js';
+import { failureOf, ModelError } from './model-error.js';
 
 export interface TurnDeps extends ClientCallDeps {
   /** Follows the session's stream for the client's answers to browser tools and actions. */
@@ -120,7 +120,8 @@ export async function runTurn(
     d.log.warn({ err: message, sessionId: t.sessionId }, 'agent turn failed');
     // What the client should do: wait (rate_limit), pay (billing), sign in again (auth), retry…
     await emit('error', {
-      error: 'the agent could not answer',
+      // The provider's own account (unreachable, refused with a status) is safe to show.
+      error: err instanceof ModelError ? err.message : 'the agent could not answer',
       ...failureOf(err),
       sessionId: t.sessionId,
       requestId: t.requestId,

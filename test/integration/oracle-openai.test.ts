@@ -173,12 +173,35 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
         [503, 'server', true],
       ] as const) {
         status = code;
-        expect(await errorOf(), String(code)).toMatchObject({ kind, retryable });
+        expect(await errorOf(), String(code)).toMatchObject({ kind, retryable, code: 'MODEL_UNAVAILABLE' });
       }
-      // Nobody listening at all: the network.
+      // Nobody listening at all: the network, with a code and message of its own (not a store's).
       provider.closeAllConnections();
       await new Promise((resolve) => provider.close(resolve));
-      expect(await errorOf()).toMatchObject({ kind: 'network', retryable: true });
+      expect(await errorOf()).toMatchObject({
+        kind: 'network',
+        retryable: true,
+        code: 'MODEL_UNAVAILABLE',
+        error: 'the language model cannot be reached (ECONNREFUSED)',
+      });
+      // Without streaming: 502 MODEL_UNAVAILABLE, to be retried.
+      const created = await fetch(`${base}/sessions`, { method: 'POST', headers: await user.headers() });
+      const { sessionId } = (await created.json()) as { sessionId: string };
+      const res = await fetch(`${base}/messages/${sessionId}`, {
+        method: 'POST',
+        headers: { ...(await user.headers()), 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'hi' }),
+      });
+      expect(res.status).toBe(502);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(await res.json()).toMatchObject({
+        statusCode: 502,
+        error: {
+          code: 'MODEL_UNAVAILABLE',
+          message: 'the language model cannot be reached (ECONNREFUSED)',
+          details: { kind: 'network', retryable: true },
+        },
+      });
     } finally {
       await other.close();
       provider.close();
