@@ -45,7 +45,7 @@ const networkCodes = new Set([
  * a PostgreSQL or Redis that cannot be reached gives. The provider's address stays out of the
  * message (it is sent to clients); the log has the code.
  */
-export function modelConnectionError(err: unknown): unknown {
+export function modelConnectionError(err: unknown): Error {
   if (err instanceof ModelError || (err instanceof Error && err.name === 'AbortError')) return err;
   const code = (err as { code?: unknown } | null)?.code;
   const why = typeof code === 'string' ? code : err instanceof Error ? err.message : String(err);
