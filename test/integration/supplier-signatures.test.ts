@@ -36,6 +36,25 @@ describe('supplier strong authentication (RFC 9421 message signatures)', () => {
     expect(r.body.error.code).toBe('PRODUCT_NOT_APPROVED'); // past authentication: the rules answer
   });
 
+  it('answers a correctly signed request of a DID with no supplier record 403 SUPPLIER_NOT_AUTHORIZED, and warns when its key is made', async () => {
+    const stranger = newSigner();
+    const created = await a.call('POST', '/v1/api-keys', { body: { role: 'supplier', did: stranger.did } });
+    expect(created.status).toBe(201);
+    expect(created.body.warnings).toEqual([expect.stringMatching(/^no supplier is registered for did:key:.* yet/)]);
+    const text = JSON.stringify({ voucherId: 'vch_x', supplierDid: stranger.did, amount: 1, productId: 'p' });
+    const r = await a.call('POST', path, {
+      key: created.body.key,
+      body: text,
+      headers: signatureHeaders(stranger, 'POST', path, text, now()),
+    });
+    expect(r.status).toBe(403);
+    expect(r.body.error.code).toBe('SUPPLIER_NOT_AUTHORIZED');
+    expect(r.body.error.message).toContain(stranger.did);
+    // A registered supplier's key comes without a warning.
+    const known = await a.call('POST', '/v1/api-keys', { body: { role: 'supplier', did: supplier.did } });
+    expect(known.body.warnings).toBeUndefined();
+  });
+
   it('refuses a request without a signature (401 SIGNATURE_REQUIRED)', async () => {
     const r = await send({});
     expect(r.status).toBe(401);

@@ -26,7 +26,14 @@ export class SupplierSignatures {
   async check(ctx: HttpContext, who: Principal): Promise<void> {
     if (who.role !== 'supplier' || !who.did) return;
     const supplier = await this.suppliers.get(who.did);
-    if (!supplier) throw new AppError('SIGNATURE_INVALID', 'no supplier is registered for the DID of this key');
+    // Not a signing fault: the key is fine, the DID has no supplier record (spec 000: 403 for an
+    // unauthorized supplier), so integrators do not go looking for a bug in their signing code.
+    if (!supplier) {
+      throw new AppError(
+        'SUPPLIER_NOT_AUTHORIZED',
+        `no supplier is registered for ${who.did}, the DID of this key: it is registered with POST /v1/suppliers`,
+      );
+    }
     const body = await ctx.body();
     const parsed = verifyMessageSignature(
       { method: ctx.method, path: ctx.path, query: ctx.rawQuery, headers: ctx.headers, body },

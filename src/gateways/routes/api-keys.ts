@@ -7,6 +7,8 @@ import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from './guard.js';
 import { did } from './registry-schemas.js';
+import type { Supplier } from '../../store/registries/records.js';
+import type { Registry } from '../../store/registries/registry.js';
 
 const createKey = z
   .object({ role: z.enum(roles), did: did.optional(), label: z.string().trim().min(1).max(200).optional() })
@@ -20,8 +22,16 @@ const createKey = z
     }
   });
 
-/** Admins issue keys (`POST /v1/api-keys`, the secret shown once), list them and revoke them. */
-export function apiKeyRoutes(g: Guards, keys: ApiKeyStore): RouteSpec[] {
+function unregisteredSupplier(did: string): string {
+  return `no supplier is registered for ${did} yet: this key's requests are refused (403 SUPPLIER_NOT_AUTHORIZED) until POST /v1/suppliers registers it`;
+}
+
+/**
+ * Admins issue keys (`POST /v1/api-keys`, the secret shown once), list them and revoke them. A
+ * supplier key for a DID with no supplier record is issued (the record may follow), with a
+ * warning: until the record exists its requests are refused.
+ */
+export function apiKeyRoutes(g: Guards, keys: ApiKeyStore, suppliers: Registry<Supplier>): RouteSpec[] {
   return [
     {
       method: 'POST',
@@ -30,12 +40,13 @@ export function apiKeyRoutes(g: Guards, keys: ApiKeyStore): RouteSpec[] {
         summary: 'Create an API key (admin); the key is shown once',
         tag: 'keys',
         body: createKey,
-        responses: { 201: 'The key record with `key`' },
+        responses: { 201: 'The key record with `key`, and `warnings` when the key cannot be used yet' },
       },
       handler: guarded(g, ['admin'], async (ctx) => {
         const body = await jsonBody(ctx, createKey);
+        const unregistered = body.role === 'supplier' && body.did && !(await suppliers.get(body.did));
         const { key, record } = await keys.create(body.role, body.did, body.label);
-        return json(201, { ...record, key });
+        return json(201, { ...record, key, ...(unregistered ? { warnings: [unregisteredSupplier(body.did!)] } : {}) });
       }),
     },
     {

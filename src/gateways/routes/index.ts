@@ -63,7 +63,7 @@ export function productRoutes({
   const staff = ['admin', 'implementer'] as const;
   const readers = ['admin', 'implementer', 'regulator'] as const;
   return [
-    ...apiKeyRoutes(g, keys),
+    ...apiKeyRoutes(g, keys, suppliers),
     ...registryRoutes(g, {
       path: '/v1/households',
       name: 'household',
