@@ -64,6 +64,13 @@ export const configSchema = z
      * model-bound routes are exempt. Default 30000.
      */
     REQUEST_DEADLINE_MS: positiveInt.min(100).default(30_000),
+    /**
+     * How often each process asks PostgreSQL `select 1` on a connection of its own, ms. While it
+     * is down, routes that need it answer 503 UNAVAILABLE at once. Default 250.
+     */
+    DATABASE_PROBE_INTERVAL_MS: positiveInt.min(50).max(60_000).default(250),
+    /** A probe not answered by then counts as PostgreSQL down (a silent network), ms. Default 500. */
+    DATABASE_PROBE_TIMEOUT_MS: positiveInt.min(50).max(60_000).default(500),
     /** Bootstrap admin API key (at least 32 characters); only its hash is kept in memory. Default none. */
     HEARTH_ADMIN_KEY: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
     /** Expose the diagnostic echo/counter routes under /v1/diagnostics. Default false. */

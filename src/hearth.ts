@@ -24,6 +24,7 @@ import type { Logger } from './log.js';
 import { createMetrics } from './metrics.js';
 import { version } from './version.js';
 import { assertDatabaseReachable, createSql } from './store/db.js';
+import { DatabaseWatch } from './store/database-watch.js';
 import { migrate } from './store/migrate.js';
 import { createPgSnapshotStore } from './store/snapshot-store.js';
 import { LedgerReads } from './ledger/ledger-reads.js';
@@ -82,6 +83,15 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
   try {
     await assertDatabaseReachable(sql);
     if (opts.migrate ?? true) await migrate(sql, config.DATABASE_SCHEMA, log);
+    const database = new DatabaseWatch({
+      url: config.DATABASE_URL,
+      schema: config.DATABASE_SCHEMA,
+      log,
+      intervalMs: config.DATABASE_PROBE_INTERVAL_MS,
+      timeoutMs: config.DATABASE_PROBE_TIMEOUT_MS,
+    });
+    database.start();
+    cleanups.push(() => database.close());
     const redis = await connectRedis(createRedis(config.REDIS_URL, 'hearth-commands', { log }), config.REDIS_URL);
     cleanups.push(() => redis.disconnect());
     const partitionsOf = (type: string): number =>
@@ -108,6 +118,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         metrics,
         actors,
         clock: opts.clock,
+        database,
         options: {
           partitions: config.ACTOR_PARTITIONS,
           leaseTtlMs: config.LEASE_TTL_MS,
@@ -159,6 +170,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     const health = healthRoute({
       redis,
       sql,
+      database,
       log,
       details: { ledger: async () => ({ backend: config.LEDGER_BACKEND, ...(await ledgerReads.status()) }) },
     });
@@ -188,6 +200,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       maxBodyBytes: config.MAX_BODY_BYTES,
       deadlineMs: config.REQUEST_DEADLINE_MS,
       commonHeaders: corsHeaders(config.CORS_ORIGIN),
+      database,
     });
     // socket.io shares the app and the port; closing stops HTTP first, then the sockets, then the hub.
     if (oracle) {

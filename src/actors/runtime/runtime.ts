@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
+import type { OutageSignal } from '../../store/database-watch.js';
 import { GroupCommitter } from '../../store/group-committer.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { ownerOf } from './assignment.js';
@@ -34,6 +35,8 @@ export interface RuntimeDeps {
   actors: readonly ActorDefinition[];
   clock?: () => Date;
   options: RuntimeOptions;
+  /** PostgreSQL's watch: a round that failed while it was down is retried as soon as it is back. */
+  database?: OutageSignal;
 }
 
 const slotId = (type: string, partition: number): string => `${type}/${partition}`;
@@ -81,6 +84,7 @@ export class Runtime {
           metrics: d.metrics,
           clock: d.clock ?? (() => new Date()),
           options: d.options,
+          database: d.database,
           // Free the lease too (a no-op if the new owner holds it), so this worker can take it again.
           onLost: (p, reason) => {
             this.owned.delete(slotId(def.type, p));

@@ -3,6 +3,7 @@ import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import type { BatchCommit, SnapshotStore } from '../../store/snapshot-store.js';
 import { Backoff, sleep } from './backoff.js';
+import type { OutageSignal } from '../../store/database-watch.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
 import { readRound, topUpAfter } from './read-top-up.js';
@@ -49,6 +50,8 @@ export interface TypeWorkerDeps {
   options: TypeWorkerOptions;
   /** Called when a commit finds a partition fenced by a newer owner (it is already dropped here). */
   onLost: (partition: number, reason: string) => void;
+  /** PostgreSQL's watch: the wait after a failed round ends when PostgreSQL is back. */
+  database?: OutageSignal | undefined;
 }
 
 /** Rounds read one entry at a time after a data error (see {@link TypeWorker.isolating}). */
@@ -211,7 +214,21 @@ export class TypeWorker {
       o.unflushed = [];
       o.cursor = '0';
     }
-    await sleep(delay);
+    await this.waitToRetry(delay);
+  }
+
+  /**
+   * The back-off after a failed round, cut short when PostgreSQL comes back: the watch sees its
+   * return within a second, and the asks waiting since then should not wait out a 5 s back-off.
+   */
+  private async waitToRetry(delay: number): Promise<void> {
+    const back = new AbortController();
+    const unsubscribe = this.d.database?.onChange((down) => down === undefined && back.abort());
+    try {
+      await sleep(delay, back.signal);
+    } finally {
+      unsubscribe?.();
+    }
   }
 
   private async settleReleases(): Promise<void> {

@@ -40,6 +40,8 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
     {
       method: 'GET',
       path: '/docs',
+      // Never touches PostgreSQL: served while it is down.
+      usesDatabase: false,
       doc: {
         summary: 'Interactive API documentation (Swagger UI)',
         tag: 'docs',
@@ -51,6 +53,7 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
     {
       method: 'GET',
       path: '/docs/init.js',
+      usesDatabase: false,
       doc: {
         summary: 'Starts Swagger UI on /docs/openapi.json',
         tag: 'docs',
@@ -62,6 +65,7 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
     {
       method: 'GET',
       path: '/docs/openapi.json',
+      usesDatabase: false,
       doc: { summary: 'This OpenAPI 3.1 document', tag: 'docs', public: true, responses: { 200: 'The document' } },
       handler: () => {
         document ??= JSON.stringify(buildOpenApi(router.list(), version));
@@ -71,6 +75,7 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
     {
       method: 'GET',
       path: '/docs/:asset',
+      usesDatabase: false,
       doc: {
         summary: 'A Swagger UI asset (from the swagger-ui-dist package)',
         tag: 'docs',

@@ -21,6 +21,11 @@ export function errorReply(err: unknown, log: Logger): Reply {
   } else {
     log.info({ code: appError.code }, 'request refused');
   }
+  return appErrorReply(appError);
+}
+
+/** The error body of an AppError, with `Retry-After: 1` when it is retryable; logs nothing. */
+export function appErrorReply(appError: AppError): Reply {
   const headers: Record<string, string> = appError.retryable ? { 'Retry-After': '1' } : {};
   return json(
     appError.status,

@@ -39,6 +39,12 @@ export interface RouteSpec {
    */
   deadline?: 'none' | { ms: number; answer: () => Reply };
   /**
+   * `false` for a route that never touches PostgreSQL (health, metrics, docs): it is served while
+   * PostgreSQL is down. Every other route is answered 503 UNAVAILABLE at once then (or with its
+   * deadline's own answer), and so are its requests in flight when PostgreSQL goes.
+   */
+  usesDatabase?: false;
+  /**
    * Served while the process drains (its reply then closes the connection), instead of 503
    * SHUTTING_DOWN: for clients that cannot retry elsewhere, such as a USSD aggregator.
    */

@@ -5,10 +5,11 @@ import type { Metrics } from '../../metrics.js';
 import { readBody } from './body.js';
 import { ClientGone } from './client-gone.js';
 import type { HttpContext } from './context.js';
-import { errorReply } from './error-mapper.js';
+import { appErrorReply, errorReply } from './error-mapper.js';
 import { requestIdFrom } from './request-id.js';
 import { statusLine, type Reply } from './reply.js';
-import type { Router } from './router.js';
+import type { RouteSpec, Router } from './router.js';
+import type { OutageSignal } from '../../store/database-watch.js';
 
 export interface HttpServerOptions {
   router: Router;
@@ -19,6 +20,8 @@ export interface HttpServerOptions {
   deadlineMs: number;
   /** Headers added to every reply (CORS, for instance). */
   commonHeaders?: (ctx: Pick<HttpContext, 'headers' | 'method'>) => Record<string, string>;
+  /** PostgreSQL's state: while it is down, routes that use it are answered 503 at once. */
+  database?: OutageSignal;
 }
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -153,27 +156,34 @@ export class HttpServer {
         const reply = errorReply(new AppError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`), ctx.log);
         return { ...reply, headers: { ...reply.headers, Allow: match.allowed.join(', ') } };
       }
-      const handled = match.route.handler(ctx);
-      const { deadline } = match.route;
+      const { route } = match;
+      const needsDatabase = route.usesDatabase !== false && this.o.database !== undefined;
+      const down = needsDatabase ? this.o.database?.current() : undefined;
+      if (down !== undefined) return this.databaseDown(route, down);
+      const handled = route.handler(ctx);
+      const { deadline } = route;
       if (deadline === 'none' || !(handled instanceof Promise)) return await handled;
-      return await this.withinDeadline(handled, ctx, deadline);
+      return await this.withinDeadline(handled, ctx, route, needsDatabase);
     } catch (err) {
       return errorReply(err, ctx.log);
     }
   }
 
   /**
-   * The handler's reply, or a 503 once the deadline passes: a store that stops answering (a
-   * network cut leaves queries waiting with no error) must not hold the client for ever. The
-   * handler goes on; its late reply is dropped.
+   * The handler's reply, or a 503 once the deadline passes or PostgreSQL goes down: a store that
+   * stops answering (a cut network leaves queries waiting with no error) must not hold the client
+   * for ever. The handler goes on; its late reply is dropped.
    */
   private withinDeadline(
     handled: Promise<Reply>,
     ctx: HttpContext,
-    own: { ms: number; answer: () => Reply } | undefined,
+    route: RouteSpec,
+    needsDatabase: boolean,
   ): Promise<Reply> {
+    const own = typeof route.deadline === 'object' ? route.deadline : undefined;
     const ms = own?.ms ?? this.o.deadlineMs;
     let timer: NodeJS.Timeout | undefined;
+    let unsubscribe: (() => void) | undefined;
     const late = new Promise<Reply>((resolve, reject) => {
       timer = setTimeout(() => {
         ctx.log.warn({ route: ctx.route, deadlineMs: ms }, 'request deadline passed');
@@ -187,9 +197,33 @@ export class HttpServer {
           ),
         );
       }, ms);
+      if (needsDatabase) {
+        unsubscribe = this.o.database?.onChange((down) => {
+          if (down !== undefined) resolve(this.databaseDown(route, down));
+        });
+      }
     });
     handled.catch(() => undefined); // a failure after the deadline has no one to tell
-    return Promise.race([handled, late]).finally(() => clearTimeout(timer));
+    return Promise.race([handled, late]).finally(() => {
+      clearTimeout(timer);
+      unsubscribe?.();
+    });
+  }
+
+  /**
+   * PostgreSQL is down: the route's own deadline answer (USSD's END line), or 503 UNAVAILABLE.
+   * Not logged per request: the watch logs the outage once, and the request line has the status.
+   */
+  private databaseDown(route: RouteSpec, cause: string): Reply {
+    if (typeof route.deadline === 'object') return route.deadline.answer();
+    return appErrorReply(
+      new AppError(
+        'UNAVAILABLE',
+        `PostgreSQL cannot be reached (${cause}); retry later`,
+        { store: 'postgresql' },
+        true,
+      ),
+    );
   }
 
   /** Feeds a streamed body until it settles or the client goes; then ends the response. */

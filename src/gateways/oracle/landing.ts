@@ -6,6 +6,8 @@ export function landingRoute(name: string): RouteSpec {
   return {
     method: 'GET',
     path: '/',
+    // Never touches PostgreSQL: served while it is down.
+    usesDatabase: false,
     doc: { summary: 'Landing', tag: 'operations', public: true, responses: { 200: '{status, message, timestamp}' } },
     handler: () =>
       Promise.resolve(json(200, { status: 'ok', message: `${name} is running`, timestamp: new Date().toISOString() })),

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { publicReason } from '../../../ledger/public-reason.js';
 import type { Logger } from '../../../log.js';
 import type { Sql } from '../../../store/db.js';
+import type { OutageSignal } from '../../../store/database-watch.js';
 import { json } from '../reply.js';
 import type { RouteSpec } from '../router.js';
 
@@ -37,9 +38,18 @@ async function check(run: () => Promise<unknown>, what: string, log: Logger | un
   }
 }
 
+/** Down by the watch's word (no wait on a silent network), or a ping of its own. */
+function postgresCheck(d: HealthDeps): Promise<string> {
+  const down = d.database?.current();
+  if (down !== undefined) return Promise.resolve(`unreachable: ${down}`);
+  return check(() => d.sql`select 1`, 'postgres', d.log);
+}
+
 export interface HealthDeps {
   redis: Redis;
   sql: Sql;
+  /** PostgreSQL's watch: while it says down, the check answers at once with its cause. */
+  database?: OutageSignal;
   /** Where a failing check's whole error goes (the body shows its code only). */
   log?: Logger;
   /**
@@ -57,6 +67,8 @@ export function healthRoute(d: HealthDeps): RouteSpec {
   return {
     method: 'GET',
     path: '/health',
+    // Reports PostgreSQL's state itself, down or not.
+    usesDatabase: false,
     doc: {
       summary: 'Pings Redis and PostgreSQL; 503 names the failing part',
       tag: 'operations',
@@ -66,11 +78,14 @@ export function healthRoute(d: HealthDeps): RouteSpec {
     async handler() {
       const [redis, postgres, ...details] = await Promise.all([
         check(() => d.redis.ping(), 'redis', d.log),
-        check(() => d.sql`select 1`, 'postgres', d.log),
+        postgresCheck(d),
         ...Object.values(d.details ?? {}).map((f) =>
-          withTimeout(f(), 'detail').catch((e: unknown) => ({
-            error: publicReason(e instanceof Error ? e.message : String(e)),
-          })),
+          // The details read PostgreSQL too: while it is down they would only wait to fail.
+          d.database?.current() !== undefined
+            ? { error: 'PostgreSQL cannot be reached' }
+            : withTimeout(f(), 'detail').catch((e: unknown) => ({
+                error: publicReason(e instanceof Error ? e.message : String(e)),
+              })),
         ),
       ]);
       const ok = redis === 'ok' && postgres === 'ok';

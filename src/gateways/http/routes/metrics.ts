@@ -44,6 +44,8 @@ export function metricsRoute(d: MetricsDeps): RouteSpec {
   return {
     method: 'GET',
     path: '/metrics',
+    // Never touches PostgreSQL: served while it is down.
+    usesDatabase: false,
     doc: { summary: 'Prometheus metrics', tag: 'operations', public: true, responses: { 200: 'Prometheus text' } },
     async handler() {
       await collectMailboxLag(d).catch(() => undefined);

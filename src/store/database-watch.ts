@@ -1,0 +1,131 @@
+import postgres from 'postgres';
+import type { Logger } from '../log.js';
+
+/**
+ * Whether a dependency is down now, and word of each change: what the HTTP server answers 503 at
+ * once from, and what a worker's retry wakes on.
+ */
+export interface OutageSignal {
+  /** Why it is down (an error code, or "no answer within N ms"), or undefined while it is up. */
+  current(): string | undefined;
+  /** Called with the cause when it goes down, with undefined when it is back. Returns the unsubscribe. */
+  onChange(listener: (down: string | undefined) => void): () => void;
+}
+
+export interface DatabaseWatchOptions {
+  url: string;
+  schema: string;
+  log: Logger;
+  /** How often PostgreSQL is asked `select 1` while it is up, ms. */
+  intervalMs: number;
+  /** A probe not answered by then counts as down (a network that drops packets answers nothing), ms. */
+  timeoutMs: number;
+}
+
+/** While down, probes come this often, so that a return is seen within a second. */
+const DOWN_INTERVAL_MS = 100;
+
+/**
+ * Watches PostgreSQL from one connection of its own: `select 1` every `intervalMs`, bounded by
+ * `timeoutMs`. Requests could not tell an outage by themselves: with connections refused, the
+ * pool fails fast, but requests waiting on an actor (whose worker retries its commits) or on a
+ * connection that a dropped network left open wait for their deadline. With the watch they are
+ * answered 503 within `intervalMs + timeoutMs` of the outage, and its end is seen within
+ * `timeoutMs + 100 ms` of PostgreSQL's return.
+ */
+export class DatabaseWatch implements OutageSignal {
+  private down: string | undefined;
+  private readonly listeners = new Set<(down: string | undefined) => void>();
+  private probe: postgres.Sql | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly o: DatabaseWatchOptions) {}
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  current(): string | undefined {
+    return this.down;
+  }
+
+  onChange(listener: (down: string | undefined) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Idempotent: stops probing and closes the probe's connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await this.dropProbe();
+  }
+
+  private schedule(ms: number): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => {
+      this.running = this.check().finally(() => {
+        this.running = undefined;
+        this.schedule(this.down ? DOWN_INTERVAL_MS : this.o.intervalMs);
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async check(): Promise<void> {
+    const cause = await this.ask();
+    if (this.closed) return;
+    if (cause === this.down || (cause && this.down)) return;
+    this.down = cause;
+    if (cause) this.o.log.warn({ cause }, 'postgresql unreachable: requests that need it are answered 503');
+    else this.o.log.info('postgresql reachable again');
+    for (const listener of this.listeners) listener(cause);
+  }
+
+  /** Undefined when `select 1` answered in time; the cause otherwise. */
+  private async ask(): Promise<string | undefined> {
+    this.probe ??= postgres(this.o.url, {
+      max: 1,
+      connect_timeout: Math.max(1, Math.ceil(this.o.timeoutMs / 1000)),
+      idle_timeout: 0,
+      onnotice: () => undefined,
+      connection: { search_path: this.o.schema, application_name: 'hearth-watch' },
+    });
+    const query = this.probe`select 1`.then(
+      () => undefined,
+      (err: unknown) => causeOf(err),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.o.timeoutMs)));
+    let answer = await Promise.race([query, late]);
+    clearTimeout(timer);
+    if (answer === 'late') {
+      // A busy event loop can fire the timer before it reads an answer that is already there:
+      // give the poll phase one turn before calling it silence.
+      await new Promise((resolve) => setImmediate(resolve));
+      answer = await Promise.race([query, Promise.resolve('late' as const)]);
+    }
+    if (answer !== 'late') {
+      if (answer !== undefined) await this.dropProbe();
+      return answer;
+    }
+    // The connection hangs on a silent network: a new one is opened for the next probe.
+    await this.dropProbe();
+    return `no answer within ${this.o.timeoutMs} ms`;
+  }
+
+  private async dropProbe(): Promise<void> {
+    const probe = this.probe;
+    this.probe = undefined;
+    await probe?.end({ timeout: 0 }).catch(() => undefined);
+  }
+}
+
+/** The error's code (ECONNREFUSED, 57P01…), never its message: that names hosts and ports. */
+function causeOf(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? code : 'unreachable';
+}
