@@ -71,6 +71,12 @@ export const configSchema = z
     DATABASE_PROBE_INTERVAL_MS: positiveInt.min(50).max(60_000).default(250),
     /** A probe not answered by then counts as PostgreSQL down (a silent network), ms. Default 500. */
     DATABASE_PROBE_TIMEOUT_MS: positiveInt.min(50).max(60_000).default(500),
+    /** Requests per minute per API key on /v1 (as many at once); 0: no limit. Default 3000. */
+    RATE_LIMIT_API_KEY_PER_MINUTE: z.coerce.number().int().min(0).default(3_000),
+    /** Requests per minute per DID on the oracle's routes (as many at once); 0: no limit. Default 600. */
+    RATE_LIMIT_DID_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+    /** Failed authentications per minute per client address before it is refused; 0: no limit. Default 30. */
+    RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(30),
     /** Bootstrap admin API key (at least 32 characters); only its hash is kept in memory. Default none. */
     HEARTH_ADMIN_KEY: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
     /** Expose the diagnostic echo/counter routes under /v1/diagnostics. Default false. */

@@ -10,6 +10,7 @@ import { actors as defaultActors } from './actors/registry.js';
 import { ussdSessionActor } from './actors/ussd-session/index.js';
 import type { Config } from './config.js';
 import { ApiKeyStore, hashSecret } from './gateways/auth/api-key-store.js';
+import { RateLimits } from './gateways/auth/rate-limits.js';
 import { docsRoutes } from './gateways/docs/routes.js';
 import { HttpServer } from './gateways/http/server.js';
 import { corsHeaders } from './gateways/http/cors.js';
@@ -187,9 +188,26 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         ratePerMinute: config.USSD_RATE_PER_MINUTE,
         deadlineMs: config.REQUEST_DEADLINE_MS,
       };
-      for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock, log, ussd })) router.add(r);
+      const limits = new RateLimits(redis, keys, {
+        apiKeyPerMinute: config.RATE_LIMIT_API_KEY_PER_MINUTE,
+        didPerMinute: config.RATE_LIMIT_DID_PER_MINUTE,
+        authFailuresPerMinute: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
+      });
+      for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock, log, ussd, limits })) {
+        router.add(r);
+      }
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
-      oracle = await startOracleGateway({ config, sql, redis, keys, client, clock, log, plugins: opts.plugins });
+      oracle = await startOracleGateway({
+        config,
+        sql,
+        redis,
+        keys,
+        client,
+        clock,
+        log,
+        plugins: opts.plugins,
+        limits,
+      });
       for (const r of oracle.routes) router.add(r);
       for (const r of docsRoutes(router, version)) router.add(r);
     }

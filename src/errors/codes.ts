@@ -18,6 +18,10 @@ export const errorCodes = {
     status: 401,
     doc: 'What this HTTP Message Signature signs (its signature base) was used before.',
   },
+  RATE_LIMITED: {
+    status: 429,
+    doc: 'Too many requests of this API key or DID, or too many failed authentications from this address; `Retry-After` says when to retry.',
+  },
   FORBIDDEN: { status: 403, doc: "The caller's role or DID may not do this." },
   NOT_FOUND: { status: 404, doc: 'No such route or resource.' },
   METHOD_NOT_ALLOWED: { status: 405, doc: 'The route exists but not for this method.' },

@@ -44,7 +44,7 @@ describe('USSD when the service cannot answer', () => {
     expect(r.type).toMatch(/^text\/plain/);
   });
 
-  it('ends the session with the same line, at the hop deadline, when PostgreSQL silently stops answering', async () => {
+  it('ends the session with the same line when PostgreSQL silently stops answering, without waiting', async () => {
     pg.stall();
     try {
       const started = Date.now();
@@ -54,8 +54,9 @@ describe('USSD when the service cannot answer', () => {
         text: '',
       });
       expect(r).toMatchObject({ status: 200, text: BUSY });
-      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // PostgreSQL's watch notices the silence within interval + timeout (0.75 s), or the hop
+      // deadline (1 s here) ends it first: the same line either way, never a hang.
+      expect(Date.now() - started).toBeLessThan(1_500);
     } finally {
       pg.restore();
     }

@@ -58,6 +58,11 @@ export interface Keys {
   ussdSummaries(): string;
   /** Requests of one phone in one minute (rate limit); the phone is given as a digest. */
   ussdRate(phoneDigest: string, minute: number): string;
+  /**
+   * A request limit's state (GCRA: when its next request is due, ms), by kind (`key` an API key
+   * id, `did` and `auth` digests of a DID and of a client address).
+   */
+  rateLimit(kind: 'key' | 'did' | 'auth', id: string): string;
   /** Sorted set of live workers, scored by their last heartbeat (Redis time, ms). */
   readonly workers: string;
   /**
@@ -90,6 +95,7 @@ export function createKeys(prefix: string): Keys {
     ussdLive: () => `${prefix}:ussd:live`,
     ussdSummaries: () => `${prefix}:ussd:sessions`,
     ussdRate: (phoneDigest, minute) => `${prefix}:ussd:rate:${checkId(phoneDigest)}:${minute}`,
+    rateLimit: (kind, id) => `${prefix}:limit:${kind}:${checkId(id)}`,
     workers: `${prefix}:workers`,
     // Four parts, so no type's mailbox (`<prefix>:<type>:p<n>`) can ever share the name.
     typeWorkers: (type) => `${prefix}:workers:${checkType(type)}:live`,

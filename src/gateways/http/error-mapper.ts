@@ -26,12 +26,19 @@ export function errorReply(err: unknown, log: Logger): Reply {
 
 /** The error body of an AppError, with `Retry-After: 1` when it is retryable; logs nothing. */
 export function appErrorReply(appError: AppError): Reply {
-  const headers: Record<string, string> = appError.retryable ? { 'Retry-After': '1' } : {};
+  const headers: Record<string, string> = appError.retryable ? { 'Retry-After': String(retryAfterOf(appError)) } : {};
   return json(
     appError.status,
     { statusCode: appError.status, message: appError.message, error: appError.toJSON() },
     headers,
   );
+}
+
+/** Seconds to wait: the error's own `details.retryAfterSeconds` (a rate limit's), else 1. */
+function retryAfterOf(appError: AppError): number {
+  const details = appError.details as { retryAfterSeconds?: unknown } | undefined;
+  const after = details?.retryAfterSeconds;
+  return typeof after === 'number' && Number.isInteger(after) && after > 0 ? after : 1;
 }
 
 /** A store could not be reached: the client should retry (Retry-After: 1). */

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { AppError } from '../../errors/index.js';
-import type { UcanAuthenticator } from '../auth/ucan/index.js';
 import { jsonBody } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import type { DelegationStore } from './delegation-store.js';
-import { ucanGuarded } from './oracle-auth.js';
+import { ucanGuarded, type OracleAuth } from './oracle-auth.js';
 
 /** StoreDelegationDto (spec 001); the optional fields, when given, must agree with the CAR. */
 const storeBody = z
@@ -22,7 +21,7 @@ const storeBody = z
 
 /** Store, inspect and revoke the caller's delegation to this oracle. */
 export function delegationRoutes(
-  auth: UcanAuthenticator | undefined,
+  auth: OracleAuth | undefined,
   d: { store: DelegationStore; oracleDid: string; clock: () => Date },
 ): RouteSpec[] {
   return [
@@ -43,7 +42,7 @@ export function delegationRoutes(
         if (body.audience && body.audience !== d.oracleDid) {
           throw new AppError('VALIDATION_FAILED', 'audience must be this oracle’s DID');
         }
-        const check = await auth!.checkDelegationForStore(body.raw, who.did);
+        const check = await auth!.ucan.checkDelegationForStore(body.raw, who.did);
         if (!check.ok) throw new AppError('VALIDATION_FAILED', check.message);
         if (body.expiration !== undefined && body.expiration !== check.expiration) {
           throw new AppError(

@@ -22,13 +22,14 @@ export async function startOracleGateway(d: OracleDeps): Promise<{
   );
   const hub = new ChatEventHub(reader, d.keys, log);
   const delegations = new DelegationStore(d.sql, d.config.PIN_ENCRYPTION_KEY);
-  const auth = createOracleAuth(d.config, d.redis, delegations);
+  const ucan = createOracleAuth(d.config, d.redis, delegations);
+  const auth = ucan ? { ucan, limits: d.limits } : undefined;
   return {
     routes: oracleRoutes({ ...d, hub, auth, delegations }),
     attach: (app) =>
       attachSocketGateway({
         app,
-        auth,
+        auth: ucan,
         client: d.client,
         hub,
         redis: d.redis,

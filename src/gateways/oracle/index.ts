@@ -19,7 +19,9 @@ import type { OraclePlugin } from '../../oracle/plugin.js';
 import { pluginRoutes } from './plugin-routes.js';
 import { VoucherReads } from '../../store/voucher-reads.js';
 import { delegationRoutes } from './delegation-routes.js';
-import { type DelegationStore } from './delegation-store.js';
+import type { DelegationStore } from './delegation-store.js';
+import type { OracleAuth } from './oracle-auth.js';
+import type { RateLimits } from '../auth/rate-limits.js';
 
 /** The longest an invocation may live ahead of now (wire reference: 900 s). */
 const MAX_INVOCATION_TTL_SECONDS = 900;
@@ -56,11 +58,13 @@ export interface OracleDeps {
   clock: () => Date;
   log: Logger;
   plugins?: readonly OraclePlugin[];
+  /** Request limits (per DID, failed authentications per address), shared with /v1. */
+  limits: RateLimits;
 }
 
 /** Spec 001's routes: the landing, sessions, delegation, messages, and plugins' routes. */
 export function oracleRoutes(
-  d: OracleDeps & { hub: ChatEventHub; auth: UcanAuthenticator | undefined; delegations: DelegationStore },
+  d: OracleDeps & { hub: ChatEventHub; auth: OracleAuth | undefined; delegations: DelegationStore },
 ): RouteSpec[] {
   const { auth, config } = d;
   const oracle = {

@@ -11,13 +11,12 @@ import { releaseTurn, takeTurn, TURN_MS } from '../../oracle/turn-mark.js';
 import { compareStreamIds, isStreamId } from '../../actors/runtime/stream-id.js';
 import type { Sql } from '../../store/db.js';
 import { chatTranscript } from '../../store/chat-transcript.js';
-import type { UcanAuthenticator } from '../auth/ucan/index.js';
 import { jsonBody, parseWith } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { abortBody, sendMessageBody } from './message-dto.js';
 import { turnStream, type TurnStreamDeps } from './turn-stream.js';
-import { ucanGuarded } from './oracle-auth.js';
+import { ucanGuarded, type OracleAuth } from './oracle-auth.js';
 
 const sessionParams = z.object({ sessionId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'is not a session id') });
 
@@ -32,7 +31,7 @@ export interface MessageDeps extends TurnDeps, TurnStreamDeps {
 }
 
 /** Spec 001 messages: send (JSON or SSE), list, abort — the session's owner only. */
-export function messageRoutes(auth: UcanAuthenticator | undefined, d: MessageDeps): RouteSpec[] {
+export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): RouteSpec[] {
   const owned = (sessionId: string, did: string) =>
     d.client.ask<ChatSession>('chat', sessionId, { kind: 'get', ownerDid: did });
   return [

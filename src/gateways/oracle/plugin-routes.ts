@@ -1,10 +1,9 @@
 import type { OraclePlugin } from '../../oracle/plugin.js';
-import type { UcanAuthenticator } from '../auth/ucan/index.js';
 import type { RouteSpec } from '../http/router.js';
-import { ucanGuarded } from './oracle-auth.js';
+import { ucanGuarded, type OracleAuth } from './oracle-auth.js';
 
 /** A plugin's routes: behind the UCAN check, but those it lists as auth-excluded. */
-export function pluginRoutes(plugin: OraclePlugin, auth: UcanAuthenticator | undefined): RouteSpec[] {
+export function pluginRoutes(plugin: OraclePlugin, auth: OracleAuth | undefined): RouteSpec[] {
   const open = new Set(plugin.authExcludedRoutes ?? []);
   return (plugin.routes ?? []).map((r) => {
     const excluded = open.has(`${r.method} ${r.path}`);

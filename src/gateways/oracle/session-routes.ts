@@ -6,8 +6,7 @@ import type { ChatReads } from '../../store/chat-reads.js';
 import { parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
-import type { UcanAuthenticator } from '../auth/ucan/index.js';
-import { ucanGuarded } from './oracle-auth.js';
+import { ucanGuarded, type OracleAuth } from './oracle-auth.js';
 
 /** `limit` (default 20, at most 100) and `offset` (default 0), as the wire reference and spec say. */
 const sessionQuery = z
@@ -27,7 +26,7 @@ export interface OracleIdentity {
 
 /** Spec 001 sessions: create, list (the caller's own, newest first), delete. */
 export function sessionRoutes(
-  auth: UcanAuthenticator | undefined,
+  auth: OracleAuth | undefined,
   d: { client: ActorClient; reads: ChatReads; oracle: OracleIdentity },
 ): RouteSpec[] {
   return [

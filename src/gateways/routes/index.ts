@@ -7,6 +7,7 @@ import { certificateTable, householdTable, productTable, supplierTable } from '.
 import { Registry } from '../../store/registries/registry.js';
 import { VoucherReads } from '../../store/voucher-reads.js';
 import type { ApiKeyStore } from '../auth/api-key-store.js';
+import type { RateLimits } from '../auth/rate-limits.js';
 import type { RouteSpec } from '../http/router.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { IdempotencyStore } from './idempotency.js';
@@ -34,6 +35,7 @@ export interface ProductDeps {
   clock: () => Date;
   log: Logger;
   ussd: UssdOptions;
+  limits: RateLimits;
 }
 
 export function productRoutes({
@@ -45,12 +47,14 @@ export function productRoutes({
   clock,
   log,
   ussd,
+  limits,
 }: ProductDeps): RouteSpec[] {
   const households = new Registry(sql, householdTable);
   // Read on every redemption and supplier request: kept 2 s (changes elsewhere show within that).
   const suppliers = new Registry(sql, supplierTable, 2_000);
   const g = {
     keys,
+    limits,
     idempotency: new IdempotencyStore(sql, ussd.pinKey),
     signatures: new SupplierSignatures(suppliers, redis, (d) => redisKeys.seenSignature(d), clock),
   };
