@@ -194,6 +194,9 @@ const headlines: Record<string, string> = {
 /** The key docker-compose.yml falls back to when none is set: fine for a try-out, never for real PINs. */
 export const COMPOSE_TRY_OUT_PIN_KEY = '00000000local0compose0only000000';
 
+/** The admin key docker-compose.yml falls back to: a try-out can call /v1 at once; never a deployment's. */
+export const COMPOSE_TRY_OUT_ADMIN_KEY = 'local-compose-try-out-admin-key-0000';
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }

@@ -1,4 +1,4 @@
-import { COMPOSE_TRY_OUT_PIN_KEY, ConfigError, loadConfig } from './config.js';
+import { COMPOSE_TRY_OUT_ADMIN_KEY, COMPOSE_TRY_OUT_PIN_KEY, ConfigError, loadConfig } from './config.js';
 import { withDotEnv } from './env-file.js';
 import { startHearth } from './hearth.js';
 import { createLogger } from './log.js';
@@ -22,6 +22,11 @@ async function main(): Promise<void> {
   const log = createLogger(config.LOG_LEVEL);
   if (config.PIN_ENCRYPTION_KEY === COMPOSE_TRY_OUT_PIN_KEY) {
     log.warn('PIN_ENCRYPTION_KEY is the docker-compose try-out key, known to anyone: set your own for real PINs');
+  }
+  if (config.HEARTH_ADMIN_KEY === COMPOSE_TRY_OUT_ADMIN_KEY) {
+    log.warn(
+      'HEARTH_ADMIN_KEY is the docker-compose try-out key, known to anyone: set your own before anyone else can reach this service',
+    );
   }
   const hearth = await startHearth(config, log).catch(fail);
 

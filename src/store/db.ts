@@ -49,6 +49,13 @@ export async function assertDatabaseReachable(sql: Sql): Promise<void> {
   try {
     await sql`select 1`;
   } catch (err) {
+    // A server that answers but has no such database is running: say what is missing.
+    if ((err as { code?: unknown }).code === '3D000') {
+      const name = sql.options.database;
+      throw new StartupError(
+        `Database "${name}" does not exist on the PostgreSQL server of DATABASE_URL: create it (createdb ${name}, or psql -c 'CREATE DATABASE "${name}"') or correct the URL`,
+      );
+    }
     throw new StartupError(
       `Database connection failed (${causeOf(err)}): PostgreSQL is not running or DATABASE_URL does not match; start the database and correct the variable`,
     );

@@ -38,6 +38,18 @@ describe('running as processes', () => {
     expect(proc.stderr[0]).toMatch(/Database connection failed .*start the database and correct the variable/);
   });
 
+  it('names a missing database as such, with how to create it, when PostgreSQL runs without it', async () => {
+    const url = new URL(env.databaseUrl);
+    url.pathname = '/hearth_no_such_database';
+    const proc = spawnHearth(env.env({ DATABASE_URL: url.toString() }));
+    expect(await proc.exited).toBe(1);
+    expect(proc.stderr).toHaveLength(1);
+    expect(proc.stderr[0]).toMatch(
+      /Database "hearth_no_such_database" does not exist on the PostgreSQL server of DATABASE_URL: create it \(createdb hearth_no_such_database/,
+    );
+    expect(proc.stderr[0]).not.toMatch(/not running/);
+  });
+
   it('refuses to start a process whose ACTOR_PARTITIONS differs from the deployment', async () => {
     await env.redis.hset(env.keys.meta, 'partitions:echo', '7');
     const proc = spawnHearth(env.env({ ACTOR_PARTITIONS: '4' }));

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { COMPOSE_TRY_OUT_PIN_KEY, configSchema, loadConfig } from '../../src/config.js';
+import { COMPOSE_TRY_OUT_ADMIN_KEY, COMPOSE_TRY_OUT_PIN_KEY, configSchema, loadConfig } from '../../src/config.js';
 
 interface ComposeService {
   image?: string;
+  restart?: string;
+  healthcheck?: { test: string[]; interval?: string };
   build?: string | { context: string };
   environment?: Record<string, string>;
   ports?: string[];
@@ -31,6 +33,28 @@ describe('docker-compose.yml', () => {
     expect(config.DATABASE_URL).toMatch(/@postgres:5432\//);
     expect(config.REDIS_URL).toBe('redis://redis:6379');
     expect(hearth?.ports).toContain(`${config.PORT}:${config.PORT}`);
+  });
+
+  it('gives a try-out a working admin key, the one the process warns about', () => {
+    const config = loadConfig(interpolated(hearth?.environment ?? {}));
+    expect(config.HEARTH_ADMIN_KEY).toBe(COMPOSE_TRY_OUT_ADMIN_KEY);
+    // The shell's own key wins over the try-out one.
+    expect(hearth?.environment?.HEARTH_ADMIN_KEY).toBe(`\${HEARTH_ADMIN_KEY:-${COMPOSE_TRY_OUT_ADMIN_KEY}}`);
+    expect(readFileSync('src/main.ts', 'utf8')).toMatch(/HEARTH_ADMIN_KEY === COMPOSE_TRY_OUT_ADMIN_KEY/);
+  });
+
+  it('restarts the service and checks its health on /health', () => {
+    expect(hearth?.restart).toBe('unless-stopped');
+    expect(hearth?.healthcheck?.test.join(' ')).toContain(`/health`);
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n?.*\/health/m);
+  });
+
+  it('builds the image without the benchmark', () => {
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
+    expect(dockerfile).not.toMatch(/^COPY bench/m);
+    const build = JSON.parse(readFileSync('tsconfig.build.json', 'utf8')) as { include: string[] };
+    expect(build.include).toEqual(['src']);
   });
 
   it('sets only variables the schema knows', () => {
