@@ -43,6 +43,10 @@ export const errorCodes = {
     status: 401,
     doc: 'No valid UCAN: the message says which (spec 001 gives the two messages verbatim).',
   },
+  MODEL_RATE_LIMITED: {
+    status: 429,
+    doc: "The oracle's language model provider refused for its rate limit; `Retry-After` is the provider's when it gave one.",
+  },
   MODEL_UNAVAILABLE: {
     status: 502,
     doc: "The oracle's language model cannot be reached, or its provider refused; `details` has the `kind` and whether to retry.",

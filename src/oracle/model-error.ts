@@ -10,15 +10,24 @@ export class ModelError extends Error {
     readonly kind: FailureKind,
     /** Whether the same message may succeed if sent again later. */
     readonly retryable: boolean,
+    /** The provider's own Retry-After, when it gave one (seconds). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
 }
 
+/** A Retry-After header's delay in seconds (a number of seconds or an HTTP date), if usable. */
+function retryAfterSeconds(header: string | undefined, now = Date.now()): number | undefined {
+  if (!header) return undefined;
+  const seconds = /^\d+$/.test(header.trim()) ? Number(header) : (Date.parse(header) - now) / 1000;
+  return Number.isFinite(seconds) ? Math.min(3_600, Math.max(1, Math.ceil(seconds))) : undefined;
+}
+
 /** What the provider's HTTP status says: wait (429), pay (402), re-authenticate (401/403)… */
-export function modelErrorForStatus(status: number): ModelError {
+export function modelErrorForStatus(status: number, retryAfter?: string): ModelError {
   const message = `the language model answered ${status}`;
-  if (status === 429) return new ModelError(message, 'rate_limit', true);
+  if (status === 429) return new ModelError(message, 'rate_limit', true, retryAfterSeconds(retryAfter));
   if (status === 402) return new ModelError(message, 'billing', false);
   if (status === 401 || status === 403) return new ModelError(message, 'auth', false);
   if (status === 408 || status === 504) return new ModelError(message, 'timeout', true);
@@ -53,9 +62,23 @@ export function modelConnectionError(err: unknown): Error {
   return new ModelError(`the language model cannot be reached (${why})`, 'network', retryable);
 }
 
-/** A failed turn as the HTTP error of the JSON (not streamed) answer: 502 MODEL_UNAVAILABLE. */
-export function modelUnavailable(err: ModelError): AppError {
-  return new AppError('MODEL_UNAVAILABLE', err.message, { kind: err.kind, retryable: err.retryable }, err.retryable);
+/** The error code of a model failure: the provider's rate limit is the client's to wait out. */
+function codeOf(err: ModelError): 'MODEL_RATE_LIMITED' | 'MODEL_UNAVAILABLE' {
+  return err.kind === 'rate_limit' ? 'MODEL_RATE_LIMITED' : 'MODEL_UNAVAILABLE';
+}
+
+/**
+ * A failed turn as the HTTP error of the JSON (not streamed) answer, classified as the stream's
+ * `error` event is: 429 MODEL_RATE_LIMITED (Retry-After the provider's, else 1), otherwise 502
+ * MODEL_UNAVAILABLE; `details` carries the kind and whether to retry.
+ */
+export function modelFailure(err: ModelError): AppError {
+  const details = {
+    kind: err.kind,
+    retryable: err.retryable,
+    ...(err.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: err.retryAfterSeconds }),
+  };
+  return new AppError(codeOf(err), err.message, details, err.retryable);
 }
 
 /**
@@ -63,7 +86,7 @@ export function modelUnavailable(err: ModelError): AppError {
  * that is not the provider's (a store, hearth itself) is `server` and retryable, as before.
  */
 export function failureOf(err: unknown): { kind: FailureKind; retryable: boolean; code: string } {
-  if (err instanceof ModelError) return { kind: err.kind, retryable: err.retryable, code: 'MODEL_UNAVAILABLE' };
+  if (err instanceof ModelError) return { kind: err.kind, retryable: err.retryable, code: codeOf(err) };
   const code = err instanceof AppError ? err.code : isStoreUnavailable(err) ? 'UNAVAILABLE' : 'INTERNAL';
   return { kind: 'server', retryable: true, code };
 }

@@ -72,7 +72,8 @@ export function openAiAgent(o: {
         if (!res) break;
         if (res.statusCode !== 200) {
           res.resume();
-          throw modelErrorForStatus(res.statusCode ?? 0);
+          const retryAfter = res.headers['retry-after'];
+          throw modelErrorForStatus(res.statusCode ?? 0, typeof retryAfter === 'string' ? retryAfter : undefined);
         }
         const pending = new Map<number, { id: string; name: string; args: string }>();
         for await (const delta of deltas(res, turn.signal)) {

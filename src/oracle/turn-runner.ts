@@ -8,6 +8,7 @@ import { emitChatEvent, isAbortOf, type ChatEventHub } from './chat-events.js';
 import { keepTurn, releaseTurn } from './turn-mark.js';
 import { askBrowser, runAction, type ClientCallDeps } from './client-calls.js';
 import { failureOf, ModelError } from './model-error.js';
+import { toolOutputText } from './tool-output.js';
 
 export interface TurnDeps extends ClientCallDeps {
   /** Follows the session's stream for the client's answers to browser tools and actions. */
@@ -86,7 +87,7 @@ export async function runTurn(
             args: c.args,
             status: c.status,
             eventId: c.eventId,
-            ...(c.output === undefined ? {} : { output: c.output }),
+            ...(c.output === undefined ? {} : { output: toolOutputText(c.output) }),
           }),
         browserTool: (c) => askBrowser(d, { ...t, signal: abort.signal }, c),
         action: (c) => runAction(d, { ...t, signal: abort.signal }, c),

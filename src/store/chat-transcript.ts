@@ -1,5 +1,6 @@
 import type { ChatRecord } from '../actors/chat-session/messages.js';
 import type { Sql } from './db.js';
+import { toolOutputText } from '../oracle/tool-output.js';
 
 /** A session's messages in order, as `GET /messages/:sessionId` shows them (wire reference). */
 export async function chatTranscript(sql: Sql, sessionId: string): Promise<Array<Record<string, unknown>>> {
@@ -10,7 +11,14 @@ export async function chatTranscript(sql: Sql, sessionId: string): Promise<Array
     id: m.id,
     type: m.type,
     content: m.content,
-    ...(m.toolCalls?.length ? { toolCalls: m.toolCalls } : {}),
+    // Outputs as text (ixo's SDK reads a string), also those of records stored before this rule.
+    ...(m.toolCalls?.length
+      ? {
+          toolCalls: m.toolCalls.map((c) =>
+            c.output === undefined ? c : { ...c, output: toolOutputText(c.output) },
+          ),
+        }
+      : {}),
     isComplete: true,
     isReasoning: false,
   }));

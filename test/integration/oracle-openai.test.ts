@@ -94,7 +94,7 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
     ]);
     expect(text).toContain('"step":"my_vouchers"');
     expect(text).toContain('"componentName":"VoucherList","args":{"my_vouchers":[]},"status":"done"');
-    expect(text).toContain('"toolName":"my_vouchers","args":{},"status":"done","eventId":"call_1","output":[]');
+    expect(text).toContain('"toolName":"my_vouchers","args":{},"status":"done","eventId":"call_1","output":"[]"');
     expect(llm.requests).toHaveLength(2);
     expect(llm.requests[0]).toMatchObject({ model: 'm1', stream: true, authorization: 'Bearer sk-test' });
     expect(llm.requests[0]!.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual([
@@ -141,9 +141,12 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
   it("tells the client what a provider's refusal means: the SSE error's kind and retryable", async () => {
     // A provider that refuses every call with `status`.
     let status = 429;
+    let retryAfter: string | undefined;
     const provider = createServer((req, res) => {
       req.resume();
-      res.writeHead(status, { 'content-type': 'application/json' }).end('{"error":{"message":"no"}}');
+      res
+        .writeHead(status, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) })
+        .end('{"error":{"message":"no"}}');
     });
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
@@ -166,15 +169,48 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
         const frame = (await res.text()).split('\n\n').find((f) => f.startsWith('event: error'));
         return JSON.parse(frame!.split('\n')[1]!.slice(6)) as Record<string, unknown>;
       };
-      for (const [code, kind, retryable] of [
-        [429, 'rate_limit', true],
-        [402, 'billing', false],
-        [401, 'auth', false],
-        [503, 'server', true],
+      for (const [code, kind, retryable, errorCode] of [
+        [429, 'rate_limit', true, 'MODEL_RATE_LIMITED'],
+        [402, 'billing', false, 'MODEL_UNAVAILABLE'],
+        [401, 'auth', false, 'MODEL_UNAVAILABLE'],
+        [503, 'server', true, 'MODEL_UNAVAILABLE'],
       ] as const) {
         status = code;
-        expect(await errorOf(), String(code)).toMatchObject({ kind, retryable, code: 'MODEL_UNAVAILABLE' });
+        expect(await errorOf(), String(code)).toMatchObject({ kind, retryable, code: errorCode });
       }
+      // Without streaming, the same classification as an HTTP answer with the error body: the
+      // provider's 429 is the client's 429 (its Retry-After passed on), the others a 502.
+      const jsonAnswer = async () => {
+        const created = await fetch(`${base}/sessions`, { method: 'POST', headers: await user.headers() });
+        const { sessionId } = (await created.json()) as { sessionId: string };
+        const res = await fetch(`${base}/messages/${sessionId}`, {
+          method: 'POST',
+          headers: { ...(await user.headers()), 'content-type': 'application/json' },
+          body: JSON.stringify({ message: 'hi' }),
+        });
+        return {
+          status: res.status,
+          retryAfter: res.headers.get('retry-after'),
+          body: (await res.json()) as Record<string, unknown>,
+        };
+      };
+      status = 429;
+      retryAfter = '7';
+      expect(await jsonAnswer()).toMatchObject({
+        status: 429,
+        retryAfter: '7',
+        body: {
+          statusCode: 429,
+          error: { code: 'MODEL_RATE_LIMITED', details: { kind: 'rate_limit', retryable: true } },
+        },
+      });
+      retryAfter = undefined;
+      status = 401;
+      expect(await jsonAnswer()).toMatchObject({
+        status: 502,
+        retryAfter: null,
+        body: { statusCode: 502, error: { code: 'MODEL_UNAVAILABLE', details: { kind: 'auth', retryable: false } } },
+      });
       // Nobody listening at all: the network, with a code and message of its own (not a store's).
       provider.closeAllConnections();
       await new Promise((resolve) => provider.close(resolve));

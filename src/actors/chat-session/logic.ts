@@ -1,5 +1,5 @@
 import { reject, type ActorContext, type ActorDefinition, type Decision } from '../runtime/types.js';
-import { chatMessages, type ChatMessage, type ChatSession } from './messages.js';
+import { chatMessages, SESSION_DELETED, type ChatMessage, type ChatSession } from './messages.js';
 
 const notFound = (key: string) => reject('CHAT_SESSION_NOT_FOUND', `no session ${key}`);
 
@@ -49,7 +49,7 @@ export function decideChat(state: ChatSession | undefined, msg: ChatMessage, ctx
     case 'delete': {
       if (!state || state.deleted || state.ownerDid !== msg.ownerDid) return { state, rejection: notFound(ctx.key) };
       const next = { ...state, deleted: true, lastUpdatedAt: ctx.now.toISOString() };
-      return { state: next, reply: { message: 'Session deleted successfully' } };
+      return { state: next, reply: { message: SESSION_DELETED } };
     }
   }
 }

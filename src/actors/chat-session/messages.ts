@@ -75,6 +75,9 @@ export interface ChatRecord {
   seq: number;
 }
 
+/** The answer to a delete (wire reference). */
+export const SESSION_DELETED = 'Session deleted successfully';
+
 /** The record without the fields clients do not see. */
 export function sessionView(s: ChatSession): Record<string, unknown> {
   const { ownerDid: _owner, deleted: _deleted, messageCount: _count, ...view } = s;

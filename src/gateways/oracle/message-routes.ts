@@ -4,7 +4,7 @@ import type { ChatSession } from '../../actors/chat-session/messages.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { AppError } from '../../errors/index.js';
-import { ModelError, modelUnavailable } from '../../oracle/model-error.js';
+import { ModelError, modelFailure } from '../../oracle/model-error.js';
 import { lastEventId, requestAbort, type ChatEventHub } from '../../oracle/chat-events.js';
 import { runTurn, type TurnDeps } from '../../oracle/turn-runner.js';
 import { releaseTurn, takeTurn, TURN_MS } from '../../oracle/turn-mark.js';
@@ -152,7 +152,7 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
         }
         if (!body.stream) {
           const result = await runTurn(d, turn).catch((err: unknown) => {
-            throw err instanceof ModelError ? modelUnavailable(err) : err;
+            throw err instanceof ModelError ? modelFailure(err) : err;
           });
           return json(200, {
             message: { type: 'ai', content: result.content, id: result.id },

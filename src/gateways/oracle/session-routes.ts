@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { sessionView, type ChatSession } from '../../actors/chat-session/messages.js';
+import { SESSION_DELETED, sessionView, type ChatSession } from '../../actors/chat-session/messages.js';
+import { isAppError } from '../../errors/index.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { ChatReads } from '../../store/chat-reads.js';
 import { parseWith, queryObject } from '../http/context.js';
@@ -63,10 +64,20 @@ export function sessionRoutes(
     {
       method: 'DELETE',
       path: '/sessions/:sessionId',
-      doc: { summary: 'Delete a chat session (UCAN; its owner only)', tag: 'oracle', responses: { 200: '{message}' } },
+      doc: {
+        summary: 'Delete a chat session (UCAN; its owner only; idempotent)',
+        tag: 'oracle',
+        responses: { 200: '{message}, also for a session that is gone or never was the caller’s' },
+      },
       handler: ucanGuarded(auth, async (ctx, who) => {
         const { sessionId } = parseWith(sessionParams, ctx.params, 'path');
-        return json(200, await d.client.ask('chat', sessionId, { kind: 'delete', ownerDid: who.did }));
+        // As the reference runtime: a delete of a session that is not (or no longer) the caller's
+        // answers the same, so a retried or doubled delete is not an error. Nothing of another
+        // DID's session is touched, and the answer tells nothing about it.
+        await d.client.ask('chat', sessionId, { kind: 'delete', ownerDid: who.did }).catch((err: unknown) => {
+          if (!(isAppError(err) && err.code === 'CHAT_SESSION_NOT_FOUND')) throw err;
+        });
+        return json(200, { message: SESSION_DELETED });
       }),
     },
   ];

@@ -63,6 +63,17 @@ export const serverPayloads = {
 export type ServerEvent = keyof typeof serverPayloads;
 export type ServerPayload<E extends ServerEvent> = z.infer<(typeof serverPayloads)[E]>;
 
+/**
+ * Whether an agent event goes to the session's room. An `action_call` does only while it runs
+ * (`isRunning`): ixo's SDK runs the `useAgAction` handler on every room `action_call`, whatever
+ * its status, so a `done` there would run the action twice. Its `done` or `error` goes to the
+ * SSE stream only, as the reference runtime does.
+ */
+export function goesToRoom(event: string, data: Record<string, unknown>): boolean {
+  if (!forwarded.has(event)) return false;
+  return event !== 'action_call' || data.status === 'isRunning';
+}
+
 /** Agent events forwarded from a session's Redis stream to its room (`router.update` is renamed). */
 export const forwarded = new Set([
   'tool_call',

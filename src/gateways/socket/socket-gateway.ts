@@ -11,7 +11,7 @@ import { corsOrigins } from '../http/cors.js';
 import {
   actionCallResult,
   clientEvents,
-  forwarded,
+  goesToRoom,
   serverEvents,
   serverPayloads,
   toolResult,
@@ -180,7 +180,7 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
     if (!f) {
       f = lastEventId(d.redis, d.keys, sessionId).then((from) =>
         d.hub.follow(sessionId, from, (e) => {
-          if (!forwarded.has(e.event)) return;
+          if (!goesToRoom(e.event, e.data)) return;
           const name = (e.event === 'router.update' ? 'router_update' : e.event) as ServerEvent;
           const payload = serverPayloads[name].safeParse({ ...e.data, sessionId, requestId: e.requestId });
           if (!payload.success) {
