@@ -14,9 +14,7 @@ export async function chatTranscript(sql: Sql, sessionId: string): Promise<Array
     // Outputs as text (ixo's SDK reads a string), also those of records stored before this rule.
     ...(m.toolCalls?.length
       ? {
-          toolCalls: m.toolCalls.map((c) =>
-            c.output === undefined ? c : { ...c, output: toolOutputText(c.output) },
-          ),
+          toolCalls: m.toolCalls.map((c) => (c.output === undefined ? c : { ...c, output: toolOutputText(c.output) })),
         }
       : {}),
     isComplete: true,
