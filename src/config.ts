@@ -160,6 +160,12 @@ export const configSchema = z
     ORACLE_CLIENT_CALL_SECONDS: positiveInt.max(600).default(15),
     /** Seconds between SSE heartbeat comments. Default 15 (wire reference); lower it behind a proxy with a shorter idle timeout. */
     ORACLE_SSE_HEARTBEAT_SECONDS: positiveInt.max(300).default(15),
+    /**
+     * Characters of a session's earlier conversation (messages, tool arguments and results) the
+     * agent is given with each new message; the oldest whole turns are left out first, never
+     * the system prompt or the new message. Default 24000 (about 6,000 tokens).
+     */
+    ORACLE_HISTORY_CHARS: z.coerce.number().int().min(0).max(2_000_000).default(24_000),
     /** The oracle's name in session records. Default `hearth`. */
     ORACLE_NAME: z.string().min(1).max(200).default('hearth'),
     /** The oracle's entity DID, shown in session records when set. */

@@ -1,3 +1,5 @@
+import type { History } from './history.js';
+
 /** A tool call as the transcript and the `tool_call` events show it. */
 export interface ToolCallRecord {
   name: string;
@@ -43,6 +45,8 @@ export interface AgentTurn {
    */
   attachments?: AttachmentRef[];
   timezone?: string;
+  /** The session's conversation before this message, within the context budget. */
+  history?: History;
   signal: AbortSignal;
 }
 

@@ -21,7 +21,7 @@ export function embeddedAgent(tools: readonly OracleTool[]): Agent {
         results[tool.name] = record.output;
         calls.push(record);
       }
-      const answer = compose(results, chosen.length > 0);
+      const answer = chosen.length > 0 ? compose(results, true) : (fromConversation(turn) ?? compose(results, false));
       let content = '';
       for (const word of answer.split(/(?<= )/)) {
         if (turn.signal.aborted) break;
@@ -31,6 +31,26 @@ export function embeddedAgent(tools: readonly OracleTool[]): Agent {
       return { content, toolCalls: calls };
     },
   };
+}
+
+/** "My name is Zanele", "I'm Zanele", "call me Zanele": the name a user gave, if any. */
+const INTRODUCTION = /\b(?:[Mm]y name is|[Cc]all me|I am called|I'm|I am)\s+(\p{Lu}[\p{L}'-]{0,40})/u;
+const ASKS_NAME = /\bwhat(?:'s| is) my name\b|\bwho am i\b/i;
+
+/**
+ * What the embedded agent can answer from the conversation itself (it has no model): a name the
+ * user gave, in this message or an earlier one of the session (the history it is given).
+ */
+function fromConversation(turn: AgentTurn): string | undefined {
+  const introduced = INTRODUCTION.exec(turn.message)?.[1];
+  if (introduced) return `Nice to meet you, ${introduced}. Ask me about your vouchers or surveys.`;
+  if (!ASKS_NAME.test(turn.message)) return undefined;
+  const said = [...(turn.history?.messages ?? [])]
+    .reverse()
+    .filter((m) => m.role === 'user')
+    .map((m) => INTRODUCTION.exec(m.content)?.[1])
+    .find((name) => name !== undefined);
+  return said ? `Your name is ${said}.` : 'You have not told me your name in this conversation.';
 }
 
 function compose(results: Record<string, unknown>, usedTools: boolean): string {

@@ -1,4 +1,6 @@
 import type { Agent, AgentSink, AgentTurn, AttachmentRef, ToolCallRecord } from './agent.js';
+import type { HistoryMessage } from './history.js';
+import { toolOutputText } from './tool-output.js';
 import { runOracleTool } from './run-tool.js';
 import { postForStream } from './http-stream.js';
 import type { OracleTool } from './tools.js';
@@ -21,6 +23,38 @@ const MAX_ROUNDS = 4;
 
 const SYSTEM =
   "You are the hearth oracle for a household clean-energy benefit programme. Answer about the caller's own vouchers, balances and open surveys; call the tools to read them. Be brief.";
+
+/** The system prompt: never left out, whatever the budget; it says when earlier turns were. */
+function systemPrompt(turn: AgentTurn): string {
+  const zone = turn.timezone ? ` The user's time zone is ${turn.timezone}.` : '';
+  const omitted = turn.history?.omitted
+    ? ` The ${turn.history.omitted} earliest messages of this conversation are not shown.`
+    : '';
+  return `${SYSTEM}${zone}${omitted}`;
+}
+
+/**
+ * The conversation so far in the chat completions shape: an answer that called tools is the
+ * assistant's tool_calls, each tool's result as a `tool` message, then its text.
+ */
+function historyMessages(history: readonly HistoryMessage[]): ChatMessage[] {
+  return history.flatMap((m): ChatMessage[] => {
+    if (m.role === 'user' || !m.toolCalls?.length) return [{ role: m.role, content: m.content }];
+    return [
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: m.toolCalls.map((c) => ({
+          id: c.id,
+          type: 'function' as const,
+          function: { name: c.name, arguments: JSON.stringify(c.args) },
+        })),
+      },
+      ...m.toolCalls.map((c) => ({ role: 'tool' as const, tool_call_id: c.id, content: c.output })),
+      ...(m.content ? [{ role: 'assistant' as const, content: m.content }] : []),
+    ];
+  });
+}
 
 /**
  * An agent over an OpenAI-compatible chat completions API: streamed (`stream: true`), with the
@@ -49,7 +83,8 @@ export function openAiAgent(o: {
       }));
       const functions = [...declared, ...clientSide];
       const messages: ChatMessage[] = [
-        { role: 'system', content: turn.timezone ? `${SYSTEM} The user's time zone is ${turn.timezone}.` : SYSTEM },
+        { role: 'system', content: systemPrompt(turn) },
+        ...historyMessages(turn.history?.messages ?? []),
         { role: 'user', content: withAttachments(turn.message, turn.attachments) },
       ];
       const calls: ToolCallRecord[] = [];
@@ -104,7 +139,7 @@ export function openAiAgent(o: {
         for (const c of asked) {
           const record = await dispatch(c, o.tools, turn, sink);
           calls.push(record);
-          messages.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify(record.output) });
+          messages.push({ role: 'tool', tool_call_id: c.id, content: toolOutputText(record.output) });
         }
       }
       return { content, toolCalls: calls };

@@ -9,6 +9,7 @@ import { keepTurn, releaseTurn } from './turn-mark.js';
 import { askBrowser, runAction, type ClientCallDeps } from './client-calls.js';
 import { failureOf, ModelError } from './model-error.js';
 import { toolOutputText } from './tool-output.js';
+import type { History } from './history.js';
 
 export interface TurnDeps extends ClientCallDeps {
   /** Follows the session's stream for the client's answers to browser tools and actions. */
@@ -18,6 +19,8 @@ export interface TurnDeps extends ClientCallDeps {
   keys: Keys;
   agent: Agent;
   log: Logger;
+  /** The session's conversation so far, within the context budget (read before the new message). */
+  history: (sessionId: string) => Promise<History>;
 }
 
 export interface TurnInput {
@@ -60,6 +63,8 @@ export async function runTurn(
       isComplete: false,
       timestamp: stamp(),
     });
+    // Read before the new message joins the transcript: the model gets it once, as the new one.
+    const history = await d.history(t.sessionId);
     await d.client.ask('chat', t.sessionId, {
       kind: 'append',
       ownerDid: t.did,
@@ -72,6 +77,7 @@ export async function runTurn(
         did: t.did,
         message: t.message,
         timezone: t.timezone,
+        history,
         signal: abort.signal,
         ...(t.browserTools ? { browserTools: t.browserTools } : {}),
         ...(t.agActions ? { agActions: t.agActions } : {}),

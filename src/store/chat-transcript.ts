@@ -1,6 +1,7 @@
 import type { ChatRecord } from '../actors/chat-session/messages.js';
 import type { Sql } from './db.js';
 import { toolOutputText } from '../oracle/tool-output.js';
+import type { TranscriptEntry } from '../oracle/history.js';
 
 /** A session's messages in order, as `GET /messages/:sessionId` shows them (wire reference). */
 export async function chatTranscript(sql: Sql, sessionId: string): Promise<Array<Record<string, unknown>>> {
@@ -19,5 +20,17 @@ export async function chatTranscript(sql: Sql, sessionId: string): Promise<Array
       : {}),
     isComplete: true,
     isReasoning: false,
+  }));
+}
+
+/** The last `limit` messages of a session, oldest first: what an agent's history is cut from. */
+export async function chatHistory(sql: Sql, sessionId: string, limit: number): Promise<TranscriptEntry[]> {
+  const rows = await sql<{ body: ChatRecord }[]>`
+    SELECT body FROM actor_records WHERE actor_type = 'chat' AND actor_key = ${sessionId} AND kind = 'message'
+    ORDER BY (body ->> 'seq')::int DESC LIMIT ${limit}`;
+  return rows.reverse().map(({ body: m }) => ({
+    type: m.type,
+    content: m.content,
+    ...(m.toolCalls?.length ? { toolCalls: m.toolCalls } : {}),
   }));
 }

@@ -50,7 +50,15 @@ describe('oracle: aborting a turn from another process', () => {
     });
     await redis.set(env.keys.chatTurn('sess-abort'), 'req-1');
     const turn = runTurn(
-      { client: hearth.client!, redis, keys: env.keys, agent: slowAgent, log: env.log, hub },
+      {
+        client: hearth.client!,
+        redis,
+        keys: env.keys,
+        agent: slowAgent,
+        log: env.log,
+        hub,
+        history: () => Promise.resolve({ messages: [], omitted: 0 }),
+      },
       { sessionId: 'sess-abort', requestId: 'req-1', did, message: 'talk', from: '0' },
     );
     await new Promise((r) => setTimeout(r, 150));

@@ -19,9 +19,14 @@ import type { OraclePlugin } from '../../oracle/plugin.js';
 import { pluginRoutes } from './plugin-routes.js';
 import { VoucherReads } from '../../store/voucher-reads.js';
 import { delegationRoutes } from './delegation-routes.js';
+import { historyWithin } from '../../oracle/history.js';
+import { chatHistory } from '../../store/chat-transcript.js';
 import type { DelegationStore } from './delegation-store.js';
 import type { OracleAuth } from './oracle-auth.js';
 import type { RateLimits } from '../auth/rate-limits.js';
+
+/** Messages read back for an agent's history at most (the character budget cuts them further). */
+const HISTORY_MESSAGES = 200;
 
 /** The longest an invocation may live ahead of now (wire reference: 900 s). */
 const MAX_INVOCATION_TTL_SECONDS = 900;
@@ -92,6 +97,8 @@ export function oracleRoutes(
       hub: d.hub,
       log: d.log.child({ route: 'oracle' }),
       agent: agentFor(config, tools),
+      history: async (sessionId) =>
+        historyWithin(await chatHistory(d.sql, sessionId, HISTORY_MESSAGES), config.ORACLE_HISTORY_CHARS),
       clientCallTimeoutMs: config.ORACLE_CLIENT_CALL_SECONDS * 1000,
       heartbeatMs: config.ORACLE_SSE_HEARTBEAT_SECONDS * 1000,
       beforeMessage: async (who) => {
