@@ -152,8 +152,24 @@ export const configSchema = z
     LLM_BASE_URL: z.url().optional(),
     /** Its API key (sent as a bearer token; never logged). */
     LLM_API_KEY: z.string().optional(),
-    /** Its model. Default `gpt-4o-mini`. */
+    /** Its model, the default one. Default `gpt-4o-mini`. */
     LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+    /**
+     * The models a message may ask for (`model`), comma-separated; `GET /models` lists them with
+     * LLM_MODEL first as the default. Default: LLM_MODEL alone.
+     */
+    LLM_MODELS: z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((m) => m.trim())
+          .filter(Boolean),
+      )
+      .refine((models) => models.every((m) => /^[A-Za-z0-9._:/@-]{1,200}$/.test(m)), {
+        message: 'must be model ids (letters, digits, . _ : / @ -) separated by commas',
+      }),
     /** Subscriptions for the credits plugin: GET `<url>?did=` → `{status, credits}`. Unset: no credits gate. */
     ORACLE_CREDITS_URL: z.url().optional(),
     /** Seconds the client has to answer a browser tool or an AG-UI action. Default 15 (wire reference). */

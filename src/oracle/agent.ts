@@ -45,6 +45,8 @@ export interface AgentTurn {
    */
   attachments?: AttachmentRef[];
   timezone?: string;
+  /** The model the message asked for (one the deployment offers); the agent's default otherwise. */
+  model?: string;
   /** The session's conversation before this message, within the context budget. */
   history?: History;
   signal: AbortSignal;

@@ -97,7 +97,7 @@ export function openAiAgent(o: {
             accept: 'text/event-stream',
             ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}),
           },
-          JSON.stringify({ model: o.model, messages, tools: functions, stream: true }),
+          JSON.stringify({ model: turn.model ?? o.model, messages, tools: functions, stream: true }),
           turn.signal,
           o.idleTimeoutMs,
         ).catch((err: unknown) => {

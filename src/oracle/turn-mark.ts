@@ -10,15 +10,6 @@ export const TURN_MS = 10 * 60 * 1000;
 /** How long a request id stays spent for its session (longer than any turn). */
 const ID_USED_MS = 60 * 60 * 1000;
 
-/**
- * Takes the session for a turn named by a request id the session has not used before: the id is
- * what the turn's events, its mark and its start carry, so two turns must never share one.
- */
-const TAKE = `if redis.call('EXISTS', KEYS[2]) == 1 then return 'reused' end
-if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 'busy' end
-redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
-return 'ok'`;
-
 /** Only the turn that holds the mark may renew or clear it (a lapsed turn must not clear the next one's). */
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[2], ARGV[2])
@@ -27,23 +18,102 @@ end
 return 0`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
-/** One turn per session: takes the session for `requestId`, or says why not. */
+/** A reader that stops renewing (its gateway died) lapses after this. */
+export const READER_MS = 20_000;
+
+/**
+ * Takes the session for a turn named by a request id the session has not used before (the id is
+ * what the turn's events, its mark and its start carry, so two turns must never share one). A
+ * turn in flight is replaced when no client reads it any more (its reader set, KEYS[3], is
+ * empty once lapsed readers are dropped): the person who left mid-turn and came back is not told
+ * to wait for an answer nobody is watching. The taker reads its own turn from the start.
+ * ARGV[4] is the turn the caller saw in flight ('' for none): a change since is a 'retry'.
+ */
+const TAKE = `if redis.call('EXISTS', KEYS[2]) == 1 then return 'reused' end
+local current = redis.call('GET', KEYS[1]) or ''
+if current ~= ARGV[4] then return 'retry' end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if current ~= '' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  if redis.call('ZCARD', KEYS[3]) > 0 then return 'busy' end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+redis.call('ZADD', KEYS[4], now + tonumber(ARGV[6]), ARGV[5])
+redis.call('PEXPIRE', KEYS[4], ARGV[6])
+if current == '' then return 'ok' end
+return 'replaced'`;
+
+export type Took =
+  | { took: 'ok' | 'busy' | 'reused' }
+  /** The turn in flight that nobody read any more was replaced: it must be told to stop. */
+  | { took: 'replaced'; displaced: string };
+
+/**
+ * One turn per session: takes the session for `requestId` (read by `readerId` from now on), or
+ * says why not. A turn in flight that no client reads any more is replaced ('replaced').
+ */
 export async function takeTurn(
   redis: Redis,
   keys: Keys,
   sessionId: string,
   requestId: string,
-): Promise<'ok' | 'busy' | 'reused'> {
-  const took = await redis.eval(
-    TAKE,
-    2,
-    keys.chatTurn(sessionId),
-    keys.chatTurnIdUsed(sessionId, requestId),
-    requestId,
-    TURN_MS,
-    ID_USED_MS,
-  );
-  return took as 'ok' | 'busy' | 'reused';
+  readerId: string,
+): Promise<Took> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = (await redis.get(keys.chatTurn(sessionId))) ?? '';
+    const took = (await redis.eval(
+      TAKE,
+      4,
+      keys.chatTurn(sessionId),
+      keys.chatTurnIdUsed(sessionId, requestId),
+      keys.chatTurnReaders(sessionId, current || requestId),
+      keys.chatTurnReaders(sessionId, requestId),
+      requestId,
+      TURN_MS,
+      ID_USED_MS,
+      current,
+      readerId,
+      READER_MS,
+    )) as 'ok' | 'busy' | 'reused' | 'replaced' | 'retry';
+    if (took === 'replaced') return { took, displaced: current };
+    if (took !== 'retry') return { took };
+  }
+  // The mark changed hands five times in a row: others are taking turns as fast as this one.
+  return { took: 'busy' };
+}
+
+/**
+ * Marks `readerId` as reading the turn until `signal` aborts or the returned function is called:
+ * renewed every quarter of READER_MS, removed at the end (a gateway that dies leaves it to lapse).
+ */
+export function keepReading(
+  redis: Redis,
+  keys: Keys,
+  turn: { sessionId: string; requestId: string },
+  readerId: string,
+  signal?: AbortSignal,
+): () => void {
+  const key = keys.chatTurnReaders(turn.sessionId, turn.requestId);
+  const renew = () =>
+    Promise.all([redis.zadd(key, Date.now() + READER_MS, readerId), redis.pexpire(key, READER_MS)]).catch(
+      () => undefined, // a missed renewal only lets the mark lapse sooner; the next one restores it
+    );
+  void renew();
+  const timer = setInterval(() => void renew(), READER_MS / 4);
+  timer.unref();
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(timer);
+    signal?.removeEventListener('abort', stop);
+    redis.zrem(key, readerId).catch(() => undefined); // it lapses by itself within READER_MS anyway
+  };
+  signal?.addEventListener('abort', stop, { once: true });
+  if (signal?.aborted) stop();
+  return stop;
 }
 
 /** Renews the mark (and where the turn began) while the turn runs; the returned function stops renewing. */

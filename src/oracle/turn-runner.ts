@@ -32,6 +32,8 @@ export interface TurnInput {
   did: string;
   message: string;
   timezone?: string;
+  /** A model of GET /models the message asked for (the agent's default otherwise). */
+  model?: string;
   /** The session stream's id before the turn was taken: an abort after it reaches the turn. */
   from: string;
 }
@@ -78,6 +80,7 @@ export async function runTurn(
         message: t.message,
         timezone: t.timezone,
         history,
+        ...(t.model ? { model: t.model } : {}),
         signal: abort.signal,
         ...(t.browserTools ? { browserTools: t.browserTools } : {}),
         ...(t.agActions ? { agActions: t.agActions } : {}),

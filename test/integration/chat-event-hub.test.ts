@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
 import { ChatEventHub, emitChatEvent, type ChatEvent } from '../../src/oracle/chat-events.js';
-import { releaseTurn, takeTurn } from '../../src/oracle/turn-mark.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { keepReading, releaseTurn, takeTurn } from '../../src/oracle/turn-mark.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
 
 /** Resolves once `seen` holds `n` events (or fails after 5 s). */
 async function until(seen: ChatEvent[], n: number): Promise<void> {
@@ -90,18 +90,46 @@ describe('turn marks: one turn per session, cleared only by the turn that holds 
     await env.cleanup();
   });
 
+  const take = async (session: string, turn: string, reader = `r-${turn}`) =>
+    (await takeTurn(env.redis, env.keys, session, turn, reader)).took;
+
   it("does not let a lapsed turn clear the next turn's mark", async () => {
-    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-a')).toBe('ok');
-    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-b')).toBe('busy');
+    expect(await take('sess', 'turn-a')).toBe('ok');
+    expect(await take('sess', 'turn-b')).toBe('busy'); // A's taker reads it
     // Turn A's mark lapses (a crashed gateway, a turn past its time) and B takes the session.
     await env.redis.del(env.keys.chatTurn('sess'));
-    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-b')).toBe('ok');
+    expect(await take('sess', 'turn-b')).toBe('ok');
     await releaseTurn(env.redis, env.keys, 'sess', 'turn-a'); // A finishes late
     expect(await env.redis.get(env.keys.chatTurn('sess'))).toBe('turn-b');
     await releaseTurn(env.redis, env.keys, 'sess', 'turn-b');
     expect(await env.redis.exists(env.keys.chatTurn('sess'))).toBe(0);
     // An id names one turn of a session: used again, it is refused (in another session it is fine).
-    expect(await takeTurn(env.redis, env.keys, 'sess', 'turn-a')).toBe('reused');
-    expect(await takeTurn(env.redis, env.keys, 'other', 'turn-a')).toBe('ok');
+    expect(await take('sess', 'turn-a')).toBe('reused');
+    expect(await take('other', 'turn-a')).toBe('ok');
+  });
+
+  it('replaces a turn in flight once no client reads it, and names the turn it displaced', async () => {
+    expect(await take('s2', 'first')).toBe('ok');
+    const stop = keepReading(env.redis, env.keys, { sessionId: 's2', requestId: 'first' }, 'tab-2');
+    // The taker's own mark goes; another tab still reads: busy.
+    await env.redis.zrem(env.keys.chatTurnReaders('s2', 'first'), 'r-first');
+    await eventually(
+      () => env.redis.zcard(env.keys.chatTurnReaders('s2', 'first')),
+      (n) => n === 1,
+    );
+    expect(await take('s2', 'second')).toBe('busy');
+    stop();
+    await eventually(
+      () => env.redis.zcard(env.keys.chatTurnReaders('s2', 'first')),
+      (n) => n === 0,
+    );
+    expect(await takeTurn(env.redis, env.keys, 's2', 'third', 'r-third')).toEqual({
+      took: 'replaced',
+      displaced: 'first',
+    });
+    expect(await env.redis.get(env.keys.chatTurn('s2'))).toBe('third');
+    // A reader whose gateway died lapses by its score, without a removal.
+    await env.redis.zadd(env.keys.chatTurnReaders('s2', 'third'), Date.now() - 1, 'r-third');
+    expect((await takeTurn(env.redis, env.keys, 's2', 'fourth', 'r-4')).took).toBe('replaced');
   });
 });

@@ -183,7 +183,10 @@ describe('oracle messages (spec 001): JSON and SSE, transcript, abort', () => {
       'data',
       '{"requestId":"req-in-flight"}',
     ]);
-    expect((await send(alice, { message: 'hello' })).status).toBe(409); // one turn at a time
+    // One turn at a time while a client reads it (oracle-turn-replacement.test.ts has the rest).
+    await env.redis.zadd(`${env.prefix}:chat:turn-readers:${sessionId}:req-in-flight`, Date.now() + 5_000, 'tab');
+    const busy = await send(alice, { message: 'hello' });
+    expect(busy.status).toBe(409);
     await env.redis.del(`${env.prefix}:chat:turn:${sessionId}`);
   });
 
@@ -254,9 +257,10 @@ describe('oracle messages (spec 001): JSON and SSE, transcript, abort', () => {
       const res = await send(alice, body);
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
     }
-    // The field the ixo SDK may add is refused by name, so its user sees why.
-    const model = (await (await send(alice, { message: 'hi', model: 'gpt-x' })).json()) as { message: string };
-    expect(model.message).toContain('model');
+    // An unknown field is refused by name, so its sender sees why (`model` is known: see
+    // oracle-sdk-turns.test.ts).
+    const unknown = (await (await send(alice, { message: 'hi', temperature: 0.2 })).json()) as { message: string };
+    expect(unknown.message).toContain('temperature');
     expect(
       (
         await send(alice, {

@@ -10,7 +10,8 @@
  * - `authHeaders()`: `x-ucan-delegation` always, plus `Authorization: Bearer <invocation>` and
  *   `X-Auth-Type: ucan` when the app can mint invocations.
  * - `askOracleStream()`: `POST /messages/:sessionId` with `{message, stream: true, metadata?,
- *   attachments?, tools?, agActions?, timezone}`; refuses a reply without `X-Request-Id`.
+ *   attachments?, tools?, agActions?, model?, timezone}`; refuses a reply without `X-Request-Id`.
+ * - `useModels()`: `GET /models` without auth headers; reads `models` and `default`.
  * - `parseSSEStream()`: splits on `\n`, trims each line, takes `event:`, `data:` and a numeric
  *   `id:`, and hands an event out at a blank or comment line when it has both event and data;
  *   only its ten known event names are passed on.
@@ -74,6 +75,10 @@ export async function askOracleStream(p: {
   metadata?: Record<string, unknown>;
   browserTools?: Array<{ name: string; description: string; schema: unknown }>;
   agActions?: Array<{ name: string; description: string; schema: unknown; hasRender: boolean }>;
+  /** `useChat({ model })`: sent only when set. */
+  model?: string;
+  /** Aborts the request (the SDK's stop, or a page left mid-turn). */
+  signal?: AbortSignal;
   onEvent: (e: SdkEvent) => void | Promise<void>;
 }): Promise<{ text: string; requestId: string }> {
   const response = await fetch(`${p.apiURL}/messages/${p.sessionId}`, {
@@ -84,9 +89,11 @@ export async function askOracleStream(p: {
       ...(p.metadata && { metadata: p.metadata }),
       ...(p.browserTools && { tools: p.browserTools }),
       ...(p.agActions && { agActions: p.agActions }),
+      ...(p.model && { model: p.model }),
       timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
     }),
     method: 'POST',
+    ...(p.signal && { signal: p.signal }),
   });
   const requestId = response.headers.get('X-Request-Id');
   if (!response.ok) {
@@ -102,6 +109,21 @@ export async function askOracleStream(p: {
     if (e.event === 'done') break;
   }
   return { text, requestId };
+}
+
+/**
+ * The SDK's `useModels`: `GET /models` through its plain `request` (no UCAN headers: the
+ * reference runtime serves it unauthenticated), reading `models` and `default`.
+ */
+export async function sdkListModels(
+  apiURL: string,
+): Promise<{ models: Array<{ id: string; label: string; isDefault?: boolean }>; defaultModelId?: string }> {
+  const data = await sdkRequest<{
+    models?: Array<{ id: string; label: string; isDefault?: boolean }>;
+    default?: string;
+  }>(`${apiURL}/models`, 'GET', { headers: {} });
+  const models = data.models ?? [];
+  return { models, defaultModelId: data.default ?? models.find((m) => m.isDefault)?.id };
 }
 
 /** The SDK's SSE reader, line by line, as described above. */

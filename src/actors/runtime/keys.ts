@@ -43,6 +43,12 @@ export interface Keys {
   chatTurn(sessionId: string): string;
   /** The session stream's last id before a turn began (a resumed stream replays from there). */
   chatTurnStart(sessionId: string, requestId: string): string;
+  /**
+   * Sorted set of the clients reading a turn as it runs (an SSE stream, a request waiting for its
+   * JSON answer), scored by when each lapses unless renewed (ms): while one reads, a new message
+   * does not replace the turn.
+   */
+  chatTurnReaders(sessionId: string, requestId: string): string;
   /** Marks a request id as used by a turn of the session (an id names one turn only). */
   chatTurnIdUsed(sessionId: string, requestId: string): string;
   /**
@@ -89,6 +95,8 @@ export function createKeys(prefix: string): Keys {
     chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
     chatTurn: (sessionId) => `${prefix}:chat:turn:${checkId(sessionId)}`,
     chatTurnStart: (sessionId, requestId) => `${prefix}:chat:turn-start:${checkId(sessionId)}:${checkId(requestId)}`,
+    chatTurnReaders: (sessionId, requestId) =>
+      `${prefix}:chat:turn-readers:${checkId(sessionId)}:${checkId(requestId)}`,
     chatTurnIdUsed: (sessionId, requestId) => `${prefix}:chat:turn-id:${checkId(sessionId)}:${checkId(requestId)}`,
     chatAwaited: (sessionId, digest) => `${prefix}:chat:awaited:${checkId(sessionId)}:${checkId(digest)}`,
     seenSignature: (digest) => `${prefix}:sig:${checkId(digest)}`,

@@ -7,6 +7,8 @@ import { createUcanAuthenticator, redisNonceGuard, type UcanAuthenticator } from
 import { ixoDidResolver } from '../auth/ucan/ixo-resolver.js';
 import type { RouteSpec } from '../http/router.js';
 import { landingRoute } from './landing.js';
+import { modelsRoute } from './models-route.js';
+import { modelCatalog } from '../../oracle/models.js';
 import { sessionRoutes } from './session-routes.js';
 import { messageRoutes } from './message-routes.js';
 import type { Keys } from '../../actors/runtime/keys.js';
@@ -85,8 +87,10 @@ export function oracleRoutes(
     ...oracleTools({ sql: d.sql, vouchers: new VoucherReads(d.sql), clock: d.clock }),
     ...plugins.flatMap((p) => p.tools ?? []),
   ];
+  const models = modelCatalog(config);
   const routes = [
     landingRoute(config.ORACLE_NAME),
+    modelsRoute(models),
     ...sessionRoutes(auth, { client: d.client, reads: new ChatReads(d.sql), oracle }),
     ...delegationRoutes(auth, { store: d.delegations, oracleDid: oracle.did, clock: d.clock }),
     ...messageRoutes(auth, {
@@ -97,6 +101,7 @@ export function oracleRoutes(
       hub: d.hub,
       log: d.log.child({ route: 'oracle' }),
       agent: agentFor(config, tools),
+      models,
       history: async (sessionId) =>
         historyWithin(await chatHistory(d.sql, sessionId, HISTORY_MESSAGES), config.ORACLE_HISTORY_CHARS),
       clientCallTimeoutMs: config.ORACLE_CLIENT_CALL_SECONDS * 1000,

@@ -38,6 +38,11 @@ export const sendMessageBody = z
     attachments: z.array(attachment).max(10, 'at most 10 attachments').optional(),
     mcpInvocations: z.record(z.string().max(200), z.string().max(64 * 1024)).optional(),
     timezone: z.string().max(64).optional(),
+    /**
+     * A model id of `GET /models` (ixo's SDK sends it from `useChat({ model })`). One the
+     * deployment does not offer is ignored (the default answers), as the reference runtime does.
+     */
+    model: z.string().max(200).optional(),
     homeServer: z.string().max(512).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })

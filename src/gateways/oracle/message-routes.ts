@@ -3,11 +3,13 @@ import type { Redis } from 'ioredis';
 import type { ChatSession } from '../../actors/chat-session/messages.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
-import { AppError } from '../../errors/index.js';
 import { ModelError, modelFailure } from '../../oracle/model-error.js';
 import { lastEventId, requestAbort, type ChatEventHub } from '../../oracle/chat-events.js';
 import { runTurn, type TurnDeps } from '../../oracle/turn-runner.js';
-import { releaseTurn, takeTurn, TURN_MS } from '../../oracle/turn-mark.js';
+import { keepReading, releaseTurn, TURN_MS } from '../../oracle/turn-mark.js';
+import { takeOrReplaceTurn } from './turn-taking.js';
+import { chosenModel, type ModelCatalog } from '../../oracle/models.js';
+import type { HttpContext } from '../http/context.js';
 import { compareStreamIds, isStreamId } from '../../actors/runtime/stream-id.js';
 import type { Sql } from '../../store/db.js';
 import { chatTranscript } from '../../store/chat-transcript.js';
@@ -28,6 +30,8 @@ export interface MessageDeps extends TurnDeps, TurnStreamDeps {
   keys: Keys;
   client: ActorClient;
   hub: ChatEventHub;
+  /** The models a message may ask for (`model`). */
+  models: ModelCatalog;
 }
 
 /** Spec 001 messages: send (JSON or SSE), list, abort — the session's owner only. */
@@ -77,7 +81,7 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
           after && isStreamId(after) && compareStreamIds(after, start) > 0 && compareStreamIds(after, latest) <= 0
             ? after
             : start;
-        return turnStream(d, { sessionId, requestId, from }, { withIds: true });
+        return turnStream(d, { sessionId, requestId, from }, { withIds: true, readerId: ctx.reqId });
       }),
     },
     {
@@ -116,20 +120,14 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
         // Where the turn's events begin (read before the turn is taken, so an abort sent as soon
         // as it is taken still comes after it): a stream resumed on any gateway replays from here.
         const from = await lastEventId(d.redis, d.keys, sessionId);
-        const took = await takeTurn(d.redis, d.keys, sessionId, requestId);
-        if (took === 'busy')
-          throw new AppError('CHAT_TURN_IN_FLIGHT', 'this session is already answering; abort it or wait');
-        if (took === 'reused')
-          throw new AppError(
-            'CHAT_REQUEST_ID_REUSED',
-            'this X-Request-Id already named a turn of this session; send a new one, or none',
-          );
+        await takeOrReplaceTurn(d, { sessionId, requestId, from });
         const turn = {
           sessionId,
           requestId,
           did: who.did,
           message: body.message,
           timezone: body.timezone ?? ctx.headers['x-timezone'],
+          ...modelOf(d, body.model, ctx),
           ...(body.tools ? { browserTools: body.tools } : {}),
           ...(body.agActions ? { agActions: body.agActions } : {}),
           ...(body.attachments
@@ -151,9 +149,13 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
           throw err;
         }
         if (!body.stream) {
-          const result = await runTurn(d, turn).catch((err: unknown) => {
-            throw err instanceof ModelError ? modelFailure(err) : err;
-          });
+          // The client waiting for the answer reads the turn: it is not replaced meanwhile.
+          const stopReading = keepReading(d.redis, d.keys, turn, requestId, ctx.signal);
+          const result = await runTurn(d, turn)
+            .catch((err: unknown) => {
+              throw err instanceof ModelError ? modelFailure(err) : err;
+            })
+            .finally(stopReading);
           return json(200, {
             message: { type: 'ai', content: result.content, id: result.id },
             sessionId,
@@ -163,8 +165,17 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
         // Started here, not when the stream opens: the turn runs (and frees the session) even if
         // the client is gone before its first byte; its answer joins the transcript.
         void runTurn(d, turn).catch(() => undefined);
-        return turnStream(d, { sessionId, requestId, from }, { withIds: false });
+        return turnStream(d, { sessionId, requestId, from }, { withIds: false, readerId: requestId });
       }),
     },
   ];
+}
+
+/** The model a message asked for, if offered; one that is not is ignored (logged), as the reference runtime does. */
+function modelOf(d: MessageDeps, asked: string | undefined, ctx: HttpContext): { model?: string } {
+  const model = chosenModel(d.models, asked);
+  if (asked !== undefined && model === undefined) {
+    ctx.log.info({ asked: asked.slice(0, 200), default: d.models.default }, 'model not offered; the default answers');
+  }
+  return model === undefined ? {} : { model };
 }

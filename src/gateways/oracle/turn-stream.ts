@@ -1,4 +1,7 @@
 import type { ChatEvent, ChatEventHub } from '../../oracle/chat-events.js';
+import type { Redis } from 'ioredis';
+import type { Keys } from '../../actors/runtime/keys.js';
+import { keepReading } from '../../oracle/turn-mark.js';
 import type { Reply } from '../http/reply.js';
 
 /** The wire reference's heartbeat: a comment every 15 s keeps proxies from closing a quiet stream. */
@@ -17,6 +20,8 @@ export interface TurnStreamDeps {
   /** Overrides the 15 s heartbeat (ORACLE_SSE_HEARTBEAT_SECONDS). */
   heartbeatMs?: number;
   hub: ChatEventHub;
+  redis: Redis;
+  keys: Keys;
 }
 
 /**
@@ -28,7 +33,8 @@ export interface TurnStreamDeps {
 export function turnStream(
   d: TurnStreamDeps,
   t: { sessionId: string; requestId: string; from: string },
-  o: { withIds: boolean },
+  /** `readerId`: the stream counts as a reader of the turn while it is open (see takeOrReplaceTurn). */
+  o: { withIds: boolean; readerId: string },
 ): Reply {
   const frame = (e: ChatEvent) =>
     `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n${o.withIds ? `id: ${e.id}\n` : ''}\n`;
@@ -38,8 +44,10 @@ export function turnStream(
     stream: (write, signal) =>
       new Promise<void>((resolve) => {
         const heartbeat = setInterval(() => write(': heartbeat\n\n'), d.heartbeatMs ?? HEARTBEAT_MS);
+        const stopReading = keepReading(d.redis, d.keys, t, o.readerId);
         const finish = () => {
           clearInterval(heartbeat);
+          stopReading();
           stop();
           resolve();
         };
