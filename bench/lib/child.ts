@@ -8,7 +8,7 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Node options for a server process, from a space-separated variable (profiling: README). */
+/** Node options for a server process, from a space-separated variable (profiling: docs/operations.md). */
 export function nodeArgs(value: string | undefined): string[] {
   return (value ?? '').split(' ').filter(Boolean);
 }

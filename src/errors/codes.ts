@@ -1,6 +1,6 @@
 /**
  * The registry of error codes: each code has one HTTP status and a line of documentation.
- * A test fails when a code is used but missing here, or documented twice in the README table.
+ * A test fails when a code is used but missing here, or documented twice in the table of docs/api.md.
  */
 export const errorCodes = {
   VALIDATION_FAILED: { status: 400, doc: 'The request body, query or path failed validation.' },

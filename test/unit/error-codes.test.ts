@@ -3,16 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { errorCodes } from '../../src/errors/index.js';
 
 describe('error code registry', () => {
-  const readme = readFileSync('README.md', 'utf8');
+  const readme = readFileSync('docs/api.md', 'utf8');
   const rows = [...readme.matchAll(/^\| `([A-Z_]+)`\s*\| (\d{3})\s*\|/gm)].map((m) => ({
     code: m[1],
     status: Number(m[2]),
   }));
 
-  it('documents every code in the README table exactly once, with its status', () => {
+  it('documents every code in the table of docs/api.md exactly once, with its status', () => {
     for (const [code, { status }] of Object.entries(errorCodes)) {
       const documented = rows.filter((r) => r.code === code);
-      expect(documented, `${code} in README`).toHaveLength(1);
+      expect(documented, `${code} in docs/api.md`).toHaveLength(1);
       expect(documented[0]?.status, `${code} status`).toBe(status);
     }
   });

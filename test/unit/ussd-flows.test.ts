@@ -10,7 +10,7 @@ import { buildMachine } from '../../src/actors/ussd-session/machine.js';
 import type { HopReply, UssdSession } from '../../src/actors/ussd-session/index.js';
 import type { UssdMessage } from '../../src/actors/ussd-session/messages.js';
 
-/** The README's example flow, as a deployer would write it (with catalog keys that exist). */
+/** The example flow of docs/ussd.md, as a deployer would write it (with catalog keys that exist). */
 const callbackFlow: FlowDefinition = {
   id: 'callback',
   audiences: ['household'],

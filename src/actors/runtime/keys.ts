@@ -1,11 +1,11 @@
 /**
  * Every Redis key and stream name hearth uses, in one place (BullMQ's `QueueKeys` habit).
  *
- * Names are plain and readable so an operator can read a mailbox with redis-cli
- * (`XREAD COUNT 1 BLOCK 0 STREAMS hearth:voucher:p3 <last id>` in a loop tails it: README). They carry no Redis Cluster hash tags
- * on purpose: the mailbox names are part of the operator contract in DESIGN.md. A worker does
- * read all its partitions of a type in one multi-stream XREADGROUP, so Redis Cluster is not
- * supported as things stand (README, "Decisions where the specs are silent").
+ * Names are plain and readable so an operator can read a mailbox with redis-cli (a loop of
+ * `XREAD COUNT 1 BLOCK 0 STREAMS hearth:voucher:p3 <last id>` tails it: docs/operations.md).
+ * They carry no Redis Cluster hash tags on purpose: the mailbox names are part of the operator
+ * contract (docs/architecture.md). A worker reads all its partitions of a type in one
+ * multi-stream XREADGROUP, so Redis Cluster is not supported as things stand (docs/decisions.md).
  */
 const part = /^[a-z][a-z0-9-]{0,31}$/;
 const idPart = /^[A-Za-z0-9_.:-]{1,128}$/;

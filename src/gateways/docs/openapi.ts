@@ -26,7 +26,7 @@ const errorBody: Json = {
 /** An oracle route: an invocation with its selector, or a delegation. */
 const ucanSecurity = [{ ucanInvocation: [], ucanSelector: [] }, { ucanDelegation: [] }];
 
-/** Every API-key POST may carry one (see README, Idempotency-Key). */
+/** Every API-key POST may carry one (see docs/api.md, Idempotency-Key). */
 const idempotencyKey: Json = {
   name: 'Idempotency-Key',
   in: 'header',

@@ -14,7 +14,7 @@ export interface TurnTakingDeps {
 }
 
 /**
- * Takes the session for a new turn. The rule (README, "Oracle"): one turn per session; a new
+ * Takes the session for a new turn. The rule (docs/oracle.md): one turn per session; a new
  * message from the owner replaces the turn in flight unless a client is still reading that turn
  * (its SSE stream is open, or its request still waits for the JSON answer), which is a 409. The
  * replaced turn is aborted (its stream ends with `done`) and its partial answer joins the

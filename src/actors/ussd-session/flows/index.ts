@@ -8,7 +8,7 @@ import { vouchersFlow } from './vouchers.js';
 
 /**
  * Every flow hearth serves, in main-menu order. A deployer's flow goes in this list (see the
- * README's example); the gateway and the session logic do not change.
+ * docs/ussd.md's example); the gateway and the session logic do not change.
  */
 export function installedFlows(mac: MacPin): FlowDefinition[] {
   return [
