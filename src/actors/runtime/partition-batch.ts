@@ -3,13 +3,25 @@ import type { Metrics } from '../../metrics.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { applyBatch, emptySlot, type BatchOutcome, type OutgoingReply, type PoisonMessage } from './apply-batch.js';
 import { decodeEntry, type MailboxEntry } from './entry-codec.js';
-import type { RawEntry } from './mailbox-ops.js';
-import type { Owned } from './round-commit.js';
+import type { MailboxOps, RawEntry } from './mailbox-ops.js';
 import { compareStreamIds } from './stream-id.js';
 import type { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
 
 /** One partition's batch, applied and waiting for its commit. */
+/**
+ * What a round needs of a partition it applies (an Owned, seen from here: round-commit.ts
+ * defines Owned with an `Applied[]` in it, so naming it here would make the two files import
+ * each other).
+ */
+export interface BatchPartition {
+  ops: MailboxOps;
+  cache: SlotCache;
+  poisonIds: ReadonlySet<string>;
+  stranded: Set<string>;
+  strandedMarks: Set<string>;
+}
+
 export interface Applied {
   /** Every entry id to acknowledge once committed (deleted and dead-lettered ones included). */
   ids: string[];
@@ -135,12 +147,12 @@ export function applyDecoded(
  * Applies each partition's decoded entries (their states in the cache) and unmarks the stranded
  * ones let through.
  */
-export async function applyParts(
+export async function applyParts<O extends BatchPartition>(
   d: BatchDeps,
-  parts: ReadonlyArray<{ o: Owned; decoded: Decoded }>,
+  parts: ReadonlyArray<{ o: O; decoded: Decoded }>,
   now: Date,
-): Promise<Array<[Owned, Applied]>> {
-  const applied = parts.map(({ o, decoded }): [Owned, Applied] => [o, applyDecoded(d, o.cache, decoded, o, now)]);
+): Promise<Array<[O, Applied]>> {
+  const applied = parts.map(({ o, decoded }): [O, Applied] => [o, applyDecoded(d, o.cache, decoded, o, now)]);
   if (applied.some(([o]) => o.strandedMarks.size > 0)) {
     await Promise.all(applied.map(([o, a]) => unmarkLetThrough(o, a)));
   }
@@ -153,7 +165,7 @@ export async function applyParts(
  * one would be set aside as stranded although it was applied. Unmarked, it replays like any
  * entry, in id order, so nothing later of its key can be applied before it.
  */
-async function unmarkLetThrough(o: Owned, a: Applied): Promise<void> {
+async function unmarkLetThrough(o: BatchPartition, a: Applied): Promise<void> {
   if (o.strandedMarks.size === 0) return;
   const ids = a.entries.filter((e) => o.strandedMarks.has(e.id)).map((e) => e.id);
   if (ids.length === 0) return;

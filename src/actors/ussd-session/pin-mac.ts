@@ -1,4 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FlowContext } from './flows/kit.js';
+
+/** The PIN as typed, turned into its keyed hash (salted by the session's phone) before it is kept. */
+export type MacPin = (pin: string, c: FlowContext) => string;
 
 /**
  * A PIN as the session keeps it: HMAC-SHA256 under PIN_ENCRYPTION_KEY. The session's snapshot,

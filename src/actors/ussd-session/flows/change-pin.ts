@@ -12,8 +12,7 @@ import {
   type FlowEvent,
   type IntentResult,
 } from './kit.js';
-import type { MacPin } from './pin-setup.js';
-import { samePinMac } from '../pin-mac.js';
+import { samePinMac, type MacPin } from '../pin-mac.js';
 import { isPinShape, refuseNewPin, weakPin } from './pin-rules.js';
 import type { FlowDefinition } from './registry.js';
 

@@ -1,5 +1,6 @@
 import { changePinFlow } from './change-pin.js';
-import { pinSetupFlow, type MacPin } from './pin-setup.js';
+import { pinSetupFlow } from './pin-setup.js';
+import type { MacPin } from '../pin-mac.js';
 import type { FlowDefinition } from './registry.js';
 import { supplierRedeemFlow } from './supplier-redeem.js';
 import { surveyFlow } from './survey.js';

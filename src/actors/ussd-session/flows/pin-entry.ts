@@ -1,6 +1,6 @@
 import { assign } from 'xstate';
 import { resultOf, valueOf, type FlowContext, type FlowEvent } from './kit.js';
-import type { MacPin } from './pin-setup.js';
+import type { MacPin } from '../pin-mac.js';
 import { isPinShape } from './pin-rules.js';
 
 type Args = { context: FlowContext; event: FlowEvent };

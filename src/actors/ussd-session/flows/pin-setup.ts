@@ -13,14 +13,11 @@ import {
   type FlowContext,
   type FlowEvent,
 } from './kit.js';
-import { samePinMac } from '../pin-mac.js';
+import { samePinMac, type MacPin } from '../pin-mac.js';
 import { isPinShape, refuseNewPin, weakPin } from './pin-rules.js';
 import type { FlowDefinition } from './registry.js';
 
 type Args = { context: FlowContext; event: FlowEvent };
-
-/** The PIN as typed, turned into its keyed hash (salted by the session's phone) before it is kept. */
-export type MacPin = (pin: string, c: FlowContext) => string;
 
 /**
  * A registered phone's first use: the main menu offers only this, a 5-digit PIN entered twice,

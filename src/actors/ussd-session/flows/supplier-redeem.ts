@@ -14,7 +14,7 @@ import {
   type FlowEvent,
 } from './kit.js';
 import { enterPin, isWrongPin } from './pin-entry.js';
-import type { MacPin } from './pin-setup.js';
+import type { MacPin } from '../pin-mac.js';
 import type { FlowDefinition } from './registry.js';
 
 type Args = { context: FlowContext; event: FlowEvent };

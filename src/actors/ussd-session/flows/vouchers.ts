@@ -3,7 +3,7 @@ import { t } from '../catalog/index.js';
 import { isLocked, reasonText } from './change-pin.js';
 import { endWith, isOk, keepResult, notice, resultOf, screen, work, type FlowContext, type FlowEvent } from './kit.js';
 import { enterPin, isWrongPin } from './pin-entry.js';
-import type { MacPin } from './pin-setup.js';
+import type { MacPin } from '../pin-mac.js';
 import type { FlowDefinition } from './registry.js';
 
 type Args = { context: FlowContext; event: FlowEvent };
