@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVOCATION_CACHE_MS } from '../../src/gateways/oracle/delegation-store.js';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { isolated, type Isolated } from '../support/isolated.js';
-import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
+import { oracleIdentity, reencoded, ucanUser } from '../support/ucan-tokens.js';
 
 describe('oracle delegation store (spec 001)', () => {
   let env: Isolated;
@@ -119,6 +119,13 @@ describe('oracle delegation store (spec 001)', () => {
     const again = await call('POST', { raw });
     expect(again.status).toBe(400);
     expect(again.body.error.message).toMatch(/revoked/);
+    // The same signed delegation under another content id is the same revoked delegation.
+    const disguised = await reencoded(raw);
+    const asCredential = await fetch(`http://127.0.0.1:${hearth.port}/sessions`, {
+      headers: { 'x-ucan-delegation': disguised },
+    });
+    expect(asCredential.status).toBe(401);
+    expect((await call('POST', { raw: disguised })).body.error.message as string).toMatch(/revoked/);
     // A new delegation of the same user works.
     const fresh = await alice.delegation(3_334);
     expect(

@@ -646,11 +646,14 @@ describe('checkDelegationForStore (POST /delegation)', () => {
     const delegation = await archived(await mintDelegation());
     expect(await auth.checkDelegationForStore(delegation, user.did())).toEqual({
       ok: true,
-      cid: expect.stringMatching(/^ba/),
+      id: expect.stringMatching(/^signed:[0-9a-f]{64}$/),
       expiration: T + 86_400,
     });
     const forever = await archived(await mintDelegation({ expiration: Infinity }));
-    expect(await auth.checkDelegationForStore(forever, user.did())).toEqual({ ok: true, cid: expect.any(String) });
+    expect(await auth.checkDelegationForStore(forever, user.did())).toEqual({
+      ok: true,
+      id: expect.stringMatching(/^signed:/),
+    });
   });
 
   it('refuses a delegation from another issuer, expired, to another audience, forged, or garbage', async () => {

@@ -50,7 +50,7 @@ export function delegationRoutes(
             `expiration must be the delegation's own (${check.expiration ?? 'none'}), or left out`,
           );
         }
-        await d.store.put(who.did, body.raw, check.cid, check.expiration);
+        await d.store.put(who.did, body.raw, check.id, check.expiration);
         return json(200, { ok: true, ...(check.expiration === undefined ? {} : { expiration: check.expiration }) });
       }),
     },

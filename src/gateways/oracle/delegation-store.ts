@@ -51,7 +51,7 @@ export class DelegationStore {
     for (const { cid } of rows) this.revoked.remember(cid);
   }
 
-  /** Whether the delegation with this content id was revoked (see {@link RevokedDelegations}). */
+  /** Whether the delegation with this id was revoked (see {@link RevokedDelegations}). */
   isRevoked(cid: string): Promise<boolean> {
     return this.revoked.isRevoked(cid);
   }
@@ -61,7 +61,8 @@ export class DelegationStore {
 export const REVOCATION_CACHE_MS = 5_000;
 
 /**
- * Which delegations were revoked, by content id: one primary-key probe, remembered for
+ * Which delegations were revoked, by what they signed (AcceptedDelegation.id; older rows by
+ * content id): one primary-key probe, remembered for
  * {@link REVOCATION_CACHE_MS} (a client sends its delegation with every request). A revocation
  * made through this process is remembered at once, as API-key revocation is.
  */
@@ -83,6 +84,8 @@ export class RevokedDelegations {
   }
 
   private note(cid: string, revoked: boolean): void {
+    // A look-up that began before this process revoked it must not answer "not revoked" after.
+    if (!revoked && this.seen.get(cid)?.revoked) return;
     if (this.seen.size >= 10_000) this.seen.clear();
     this.seen.set(cid, { revoked, at: Date.now() });
   }

@@ -56,6 +56,10 @@ export function createUcanAuthenticator(opts: UcanAuthOptions): UcanAuthenticato
     maxTtlSeconds: opts.maxInvocationTtlSeconds,
     seenNonce: opts.seenNonce,
   });
+  /** Revoked by what it signed, or (a revocation from before that rule) by its content id. */
+  const revoked = async (d: { id: string; cid: string }): Promise<boolean> =>
+    !!opts.isRevoked && ((await opts.isRevoked(d.id)) || (await opts.isRevoked(d.cid)));
+
   const delegationContext = (): DelegationContext => ({
     nowSeconds: Math.floor(now() / 1000),
     resolveVerifier,
@@ -78,7 +82,7 @@ export function createUcanAuthenticator(opts: UcanAuthOptions): UcanAuthenticato
     if (!checked.ok) return rejected(MISSING_UCAN_MESSAGE, checked);
     const accepted = await verifyDelegation(checked.text, delegationContext());
     if (!accepted.ok) return rejected(MISSING_UCAN_MESSAGE, accepted);
-    if (await opts.isRevoked?.(accepted.cid)) return rejected(MISSING_UCAN_MESSAGE, failure('revoked'));
+    if (await revoked(accepted)) return rejected(MISSING_UCAN_MESSAGE, failure('revoked'));
     return {
       ok: true,
       did: accepted.did,
@@ -119,10 +123,10 @@ export function createUcanAuthenticator(opts: UcanAuthOptions): UcanAuthenticato
       const accepted = await verifyDelegation(checked.text, delegationContext());
       if (!accepted.ok) return { ok: false, message: describeFailure(accepted.reason) };
       if (accepted.did !== callerDid) return { ok: false, message: describeFailure('wrong-issuer') };
-      if (await opts.isRevoked?.(accepted.cid)) return { ok: false, message: describeFailure('revoked') };
+      if (await revoked(accepted)) return { ok: false, message: describeFailure('revoked') };
       return {
         ok: true,
-        cid: accepted.cid,
+        id: accepted.id,
         ...(accepted.expiration !== undefined && { expiration: accepted.expiration }),
       };
     },

@@ -10,7 +10,7 @@ export interface UcanAuthOptions {
   seenNonce: (nonceKey: string, ttlSeconds: number) => Promise<boolean>;
   /** Clock in milliseconds; tests pin it. */
   now?: () => number;
-  /** Whether the delegation with this content id was revoked by its issuer (none when absent). */
+  /** Whether the delegation with this id (see AcceptedDelegation.id) was revoked by its issuer (none when absent). */
   isRevoked?: (cid: string) => Promise<boolean>;
 }
 
@@ -20,7 +20,7 @@ export type UcanAuthResult =
   | { ok: true; did: string; via: UcanAuthVia; expiration?: number }
   | { ok: false; status: 401; message: string; reason: string };
 
-export type DelegationStoreCheck = { ok: true; cid: string; expiration?: number } | { ok: false; message: string };
+export type DelegationStoreCheck = { ok: true; id: string; expiration?: number } | { ok: false; message: string };
 
 export interface UcanAuthenticator {
   /** headers: lower-case names. */
