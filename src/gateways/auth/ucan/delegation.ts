@@ -39,7 +39,9 @@ export async function verifyDelegation(
   return {
     ok: true,
     did: ucan.issuer.did(),
-    id: `signed:${createHash('sha256').update(`${ucan.issuer.did()}\n${signedPayload(ucan)}`).digest('hex')}`,
+    id: `signed:${createHash('sha256')
+      .update(`${ucan.issuer.did()}\n${signedPayload(ucan)}`)
+      .digest('hex')}`,
     cid: ucan.cid.toString(),
     ...(Number.isFinite(ucan.expiration) && { expiration: ucan.expiration }),
   };
