@@ -188,11 +188,16 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         ratePerMinute: config.USSD_RATE_PER_MINUTE,
         deadlineMs: config.REQUEST_DEADLINE_MS,
       };
-      const limits = new RateLimits(redis, keys, {
-        apiKeyPerMinute: config.RATE_LIMIT_API_KEY_PER_MINUTE,
-        didPerMinute: config.RATE_LIMIT_DID_PER_MINUTE,
-        authFailuresPerMinute: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
-      });
+      const limits = new RateLimits(
+        redis,
+        keys,
+        {
+          apiKeyPerMinute: config.RATE_LIMIT_API_KEY_PER_MINUTE,
+          didPerMinute: config.RATE_LIMIT_DID_PER_MINUTE,
+          authFailuresPerMinute: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
+        },
+        log.child({ role: 'gateway' }),
+      );
       for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock, log, ussd, limits })) {
         router.add(r);
       }

@@ -27,9 +27,16 @@ export interface History {
  * kept from the newest back; the oldest go first, never half a turn, so a tool call is never
  * shown without its result. The system prompt and the new message are not counted: they always go.
  */
-export function historyWithin(entries: readonly TranscriptEntry[], budgetChars: number): History {
+export function historyWithin(
+  entries: readonly TranscriptEntry[],
+  budgetChars: number,
+  /** Messages in the whole transcript, when `entries` are only its last ones. */
+  total = entries.length,
+): History {
+  // A window cut from a longer transcript may open inside a turn: that turn's answer goes too.
+  const first = total > entries.length ? entries.findIndex((e) => e.type === 'human') : 0;
   const turns: HistoryMessage[][] = [];
-  for (const e of entries) {
+  for (const e of first < 0 ? [] : entries.slice(first)) {
     const message = toMessage(e);
     if (e.type === 'human' || turns.length === 0) turns.push([message]);
     else turns[turns.length - 1]!.push(message);
@@ -43,7 +50,7 @@ export function historyWithin(entries: readonly TranscriptEntry[], budgetChars: 
     kept--;
   }
   const messages = turns.slice(kept).flat();
-  return { messages, omitted: entries.length - messages.length };
+  return { messages, omitted: total - messages.length };
 }
 
 function toMessage(e: TranscriptEntry): HistoryMessage {

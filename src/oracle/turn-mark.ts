@@ -21,6 +21,12 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
 /** A reader that stops renewing (its gateway died) lapses after this. */
 export const READER_MS = 20_000;
 
+/** Marks (or renews) a reader until Redis's now + ARGV[2] ms. */
+const READ = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])`;
+
 /**
  * Takes the session for a turn named by a request id the session has not used before (the id is
  * what the turn's events, its mark and its start carry, so two turns must never share one). A
@@ -96,8 +102,9 @@ export function keepReading(
   signal?: AbortSignal,
 ): () => void {
   const key = keys.chatTurnReaders(turn.sessionId, turn.requestId);
+  // Scored on Redis's clock, as TAKE reads it: a gateway's own clock may be off.
   const renew = () =>
-    Promise.all([redis.zadd(key, Date.now() + READER_MS, readerId), redis.pexpire(key, READER_MS)]).catch(
+    redis.eval(READ, 1, key, readerId, READER_MS).catch(
       () => undefined, // a missed renewal only lets the mark lapse sooner; the next one restores it
     );
   void renew();

@@ -23,14 +23,23 @@ export async function chatTranscript(sql: Sql, sessionId: string): Promise<Array
   }));
 }
 
-/** The last `limit` messages of a session, oldest first: what an agent's history is cut from. */
-export async function chatHistory(sql: Sql, sessionId: string, limit: number): Promise<TranscriptEntry[]> {
-  const rows = await sql<{ body: ChatRecord }[]>`
-    SELECT body FROM actor_records WHERE actor_type = 'chat' AND actor_key = ${sessionId} AND kind = 'message'
+/**
+ * The last `limit` messages of a session, oldest first (what an agent's history is cut from),
+ * and how many the session has in all.
+ */
+export async function chatHistory(
+  sql: Sql,
+  sessionId: string,
+  limit: number,
+): Promise<{ entries: TranscriptEntry[]; total: number }> {
+  const rows = await sql<{ body: ChatRecord; total: number }[]>`
+    SELECT body, count(*) OVER ()::int AS total FROM actor_records
+    WHERE actor_type = 'chat' AND actor_key = ${sessionId} AND kind = 'message'
     ORDER BY (body ->> 'seq')::int DESC LIMIT ${limit}`;
-  return rows.reverse().map(({ body: m }) => ({
+  const entries = rows.reverse().map(({ body: m }) => ({
     type: m.type,
     content: m.content,
     ...(m.toolCalls?.length ? { toolCalls: m.toolCalls } : {}),
   }));
+  return { entries, total: rows[0]?.total ?? 0 };
 }

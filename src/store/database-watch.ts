@@ -76,7 +76,11 @@ export class DatabaseWatch implements OutageSignal {
   }
 
   private async check(): Promise<void> {
-    const cause = await this.ask();
+    let cause = await this.ask();
+    // One connection that errs (terminated by an operator, reset by a pooler) is not an outage:
+    // ask again on a new one before answering everyone 503. A silence is not asked twice: that
+    // would double the time to notice a network that drops packets.
+    if (cause !== undefined && this.down === undefined && cause !== this.silence()) cause = await this.ask();
     if (this.closed) return;
     if (cause === this.down || (cause && this.down)) return;
     this.down = cause;
@@ -114,6 +118,10 @@ export class DatabaseWatch implements OutageSignal {
     }
     // The connection hangs on a silent network: a new one is opened for the next probe.
     await this.dropProbe();
+    return this.silence();
+  }
+
+  private silence(): string {
     return `no answer within ${this.o.timeoutMs} ms`;
   }
 

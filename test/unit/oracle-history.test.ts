@@ -51,3 +51,13 @@ describe('historyWithin: the conversation an agent is given', () => {
     expect(opened.messages.map((m) => m.role)).toEqual(['assistant', 'user']);
   });
 });
+
+describe('historyWithin on the last messages of a longer transcript', () => {
+  it('starts at a user message and counts every message left out', () => {
+    // The window opens on the answer of a turn whose question was cut off.
+    const window = [ai('…and that is all'), human('Thanks'), ai('You are welcome')];
+    const { messages, omitted } = historyWithin(window, 10_000, 203);
+    expect(messages.map((m) => m.content)).toEqual(['Thanks', 'You are welcome']);
+    expect(omitted).toBe(201);
+  });
+});

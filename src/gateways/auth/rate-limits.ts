@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../../actors/runtime/keys.js';
-import { AppError } from '../../errors/index.js';
+import { AppError, isStoreUnavailable } from '../../errors/index.js';
+import type { Logger } from '../../log.js';
 import { perTick } from '../../ussd/per-tick.js';
 
 /**
@@ -24,7 +25,8 @@ for i, key in ipairs(KEYS) do
   if wait < 0 then wait = 0 end
   out[i] = wait
   if mode == 'charge' or (mode == 'take' and wait == 0) then
-    tat = tat + interval
+    -- Never more than one full allowance ahead: failures past it do not push a lock-out further.
+    tat = math.min(tat + interval, now + burst * interval)
     redis.call('SET', key, tostring(tat), 'PX', tat - now + 1)
   end
 end
@@ -59,10 +61,13 @@ export class RateLimits {
       )) as number[],
   );
 
+  private lastWarned = 0;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: Keys,
     private readonly o: RateLimitOptions,
+    private readonly log: Logger,
   ) {}
 
   /** Counts one request of an API key; 429 RATE_LIMITED when it is over its allowance. */
@@ -84,7 +89,7 @@ export class RateLimits {
   async chargeAuthFailure(address: string): Promise<void> {
     const perMinute = this.o.authFailuresPerMinute;
     if (perMinute <= 0) return;
-    await this.run({ key: this.failureKey(address), ...allowance(perMinute), mode: 'charge' });
+    await this.counted(() => this.run({ key: this.failureKey(address), ...allowance(perMinute), mode: 'charge' }));
   }
 
   private failureKey(address: string): string {
@@ -93,8 +98,29 @@ export class RateLimits {
 
   private async check(subject: Subject, key: string, perMinute: number, mode: Mode): Promise<void> {
     if (perMinute <= 0) return;
-    const waitMs = await this.run({ key, ...allowance(perMinute), mode });
-    if (waitMs > 0) throw rateLimited(subject, waitMs);
+    const waitMs = await this.counted(() => this.run({ key, ...allowance(perMinute), mode }));
+    if (waitMs !== undefined && waitMs > 0) throw rateLimited(subject, waitMs);
+  }
+
+  /**
+   * Limits fail open while Redis cannot be reached: a read that needs only PostgreSQL is still
+   * served (an API key's 256-bit secret is not guessed in an outage's minutes, and UCANs need
+   * Redis for their replay check anyway). Said in the log at most every 10 s.
+   */
+  private async counted<T>(run: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await run();
+    } catch (err) {
+      if (!isStoreUnavailable(err)) throw err;
+      if (Date.now() - this.lastWarned > 10_000) {
+        this.lastWarned = Date.now();
+        this.log.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'rate limits not counted: redis unreachable',
+        );
+      }
+      return undefined;
+    }
   }
 }
 

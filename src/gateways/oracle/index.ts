@@ -102,8 +102,10 @@ export function oracleRoutes(
       log: d.log.child({ route: 'oracle' }),
       agent: agentFor(config, tools),
       models,
-      history: async (sessionId) =>
-        historyWithin(await chatHistory(d.sql, sessionId, HISTORY_MESSAGES), config.ORACLE_HISTORY_CHARS),
+      history: async (sessionId) => {
+        const { entries, total } = await chatHistory(d.sql, sessionId, HISTORY_MESSAGES);
+        return historyWithin(entries, config.ORACLE_HISTORY_CHARS, total);
+      },
       clientCallTimeoutMs: config.ORACLE_CLIENT_CALL_SECONDS * 1000,
       heartbeatMs: config.ORACLE_SSE_HEARTBEAT_SECONDS * 1000,
       beforeMessage: async (who) => {

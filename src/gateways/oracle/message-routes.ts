@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
 import type { ChatSession } from '../../actors/chat-session/messages.js';
@@ -81,7 +82,8 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
           after && isStreamId(after) && compareStreamIds(after, start) > 0 && compareStreamIds(after, latest) <= 0
             ? after
             : start;
-        return turnStream(d, { sessionId, requestId, from }, { withIds: true, readerId: ctx.reqId });
+        // A reader id of its own: the client's X-Request-Id may be another tab's too.
+        return turnStream(d, { sessionId, requestId, from }, { withIds: true, readerId: randomUUID() });
       }),
     },
     {

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { AppError } from '../../errors/index.js';
 import { requestAbort, type ChatEventHub } from '../../oracle/chat-events.js';
-import { takeTurn } from '../../oracle/turn-mark.js';
+import { releaseTurn, takeTurn } from '../../oracle/turn-mark.js';
 
 /** How long a new message waits for the turn it replaced to finish before it starts. */
 const REPLACED_TURN_WAIT_MS = 5_000;
@@ -39,7 +39,14 @@ export async function takeOrReplaceTurn(
       'this X-Request-Id already named a turn of this session; send a new one, or none',
     );
   }
-  if (took.took === 'replaced') await replace(d, sessionId, took.displaced, turn.from);
+  if (took.took !== 'replaced') return;
+  try {
+    await replace(d, sessionId, took.displaced, turn.from);
+  } catch (err) {
+    // The session was taken for this turn, which will not run: free it, or it blocks the next.
+    await releaseTurn(d.redis, d.keys, sessionId, requestId).catch(() => undefined); // lapses with TURN_MS
+    throw err;
+  }
 }
 
 async function replace(d: TurnTakingDeps, sessionId: string, displaced: string, from: string): Promise<void> {
