@@ -15,7 +15,7 @@ import { docsRoutes } from './gateways/docs/routes.js';
 import { HttpServer } from './gateways/http/server.js';
 import { corsHeaders } from './gateways/http/cors.js';
 import { startOracleGateway } from './gateways/oracle/gateway.js';
-import type { OraclePlugin } from './oracle/plugin.js';
+import type { OraclePlugin } from './gateways/oracle/agent/plugin.js';
 import { productRoutes } from './gateways/routes/index.js';
 import { Router } from './gateways/http/router.js';
 import { diagnosticsRoutes } from './gateways/http/routes/diagnostics.js';
@@ -30,7 +30,7 @@ import { migrate } from './store/migrate.js';
 import { createPgSnapshotStore } from './store/snapshot-store.js';
 import { LedgerReads } from './ledger/ledger-reads.js';
 import { startLedger } from './ledger/start-ledger.js';
-import { UssdSessionJanitor } from './ussd/session-janitor.js';
+import { UssdSessionJanitor } from './gateways/ussd/session-janitor.js';
 
 export interface Hearth {
   /** The bound HTTP port. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
-import { ChatEventHub, emitChatEvent, type ChatEvent } from '../../src/oracle/chat-events.js';
-import { keepReading, releaseTurn, takeTurn } from '../../src/oracle/turn-mark.js';
+import { ChatEventHub, emitChatEvent, type ChatEvent } from '../../src/gateways/oracle/agent/chat-events.js';
+import { keepReading, releaseTurn, takeTurn } from '../../src/gateways/oracle/agent/turn-mark.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 
 /** Resolves once `seen` holds `n` events (or fails after 5 s). */

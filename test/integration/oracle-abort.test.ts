@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
-import type { Agent } from '../../src/oracle/agent.js';
-import { runTurn } from '../../src/oracle/turn-runner.js';
-import { ChatEventHub, requestAbort } from '../../src/oracle/chat-events.js';
+import type { Agent } from '../../src/gateways/oracle/agent/agent.js';
+import { runTurn } from '../../src/gateways/oracle/agent/turn-runner.js';
+import { ChatEventHub, requestAbort } from '../../src/gateways/oracle/agent/chat-events.js';
 import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 

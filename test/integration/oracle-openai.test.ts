@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
-import { openAiAgent } from '../../src/oracle/openai-agent.js';
+import { openAiAgent } from '../../src/gateways/oracle/agent/openai-agent.js';
 import { fakeModel, type FakeModel } from '../support/fake-model.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { json } from '../../src/gateways/http/reply.js';
-import { CREDIT_MESSAGES } from '../../src/oracle/credits-plugin.js';
-import type { OraclePlugin } from '../../src/oracle/plugin.js';
+import { CREDIT_MESSAGES } from '../../src/gateways/oracle/agent/credits-plugin.js';
+import type { OraclePlugin } from '../../src/gateways/oracle/agent/plugin.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
 

@@ -1,11 +1,11 @@
 import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
-import { emitChatEvent } from '../../src/oracle/chat-events.js';
+import { emitChatEvent } from '../../src/gateways/oracle/agent/chat-events.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
-import { awaitedKey } from '../../src/oracle/client-calls.js';
+import { awaitedKey } from '../../src/gateways/oracle/agent/client-calls.js';
 
 type User = Awaited<ReturnType<typeof ucanUser>>;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { USSD_RETENTION_MS, UssdSessionJanitor } from '../../src/ussd/session-janitor.js';
+import { USSD_RETENTION_MS, UssdSessionJanitor } from '../../src/gateways/ussd/session-janitor.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 
 describe('USSD session snapshots', () => {

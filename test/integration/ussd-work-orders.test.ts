@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PinStore } from '../../src/ussd/pin-store.js';
+import { PinStore } from '../../src/gateways/ussd/pin-store.js';
 import { derivedId } from '../../src/actors/runtime/apply-batch.js';
 import { isolated, testPinKey, type Isolated } from '../support/isolated.js';
 

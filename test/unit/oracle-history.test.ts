@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { historyWithin, type TranscriptEntry } from '../../src/oracle/history.js';
+import { historyWithin, type TranscriptEntry } from '../../src/gateways/oracle/agent/history.js';
 
 const human = (content: string): TranscriptEntry => ({ type: 'human', content });
 const ai = (content: string, toolCalls?: TranscriptEntry['toolCalls']): TranscriptEntry => ({

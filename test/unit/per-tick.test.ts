@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { perTick } from '../../src/ussd/per-tick.js';
+import { perTick } from '../../src/gateways/per-tick.js';
 
 describe('perTick (calls of one event-loop turn carried out as one)', () => {
   it('runs the calls of one turn as one batch, in call order, answering each its own output', async () => {

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { AppError, isStoreUnavailable } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
-import { perTick } from '../../ussd/per-tick.js';
+import { perTick } from '../per-tick.js';
 
 /**
  * GCRA (a token bucket kept as one timestamp per subject): each key holds the "theoretical

@@ -1,6 +1,6 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import { connectRedis, createRedis } from '../../actors/runtime/redis.js';
-import { ChatEventHub } from '../../oracle/chat-events.js';
+import { ChatEventHub } from './agent/chat-events.js';
 import type { RouteSpec } from '../http/router.js';
 import { attachSocketGateway } from '../socket/socket-gateway.js';
 import { DelegationStore } from './delegation-store.js';

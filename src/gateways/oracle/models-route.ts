@@ -1,4 +1,4 @@
-import type { ModelCatalog } from '../../oracle/models.js';
+import type { ModelCatalog } from './agent/models.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 

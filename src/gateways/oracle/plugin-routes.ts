@@ -1,4 +1,4 @@
-import type { OraclePlugin } from '../../oracle/plugin.js';
+import type { OraclePlugin } from './agent/plugin.js';
 import type { RouteSpec } from '../http/router.js';
 import { ucanGuarded, type OracleAuth } from './oracle-auth.js';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SESSION_DELETED, sessionView, type ChatSession } from '../../actors/chat-session/messages.js';
 import { isAppError } from '../../errors/index.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import type { ChatReads } from '../../store/chat-reads.js';
+import type { ChatReads } from './chat-reads.js';
 import { parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';

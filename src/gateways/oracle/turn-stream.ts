@@ -1,7 +1,7 @@
-import type { ChatEvent, ChatEventHub } from '../../oracle/chat-events.js';
+import type { ChatEvent, ChatEventHub } from './agent/chat-events.js';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../../actors/runtime/keys.js';
-import { keepReading } from '../../oracle/turn-mark.js';
+import { keepReading } from './agent/turn-mark.js';
 import type { Reply } from '../http/reply.js';
 
 /** The wire reference's heartbeat: a comment every 15 s keeps proxies from closing a quiet stream. */

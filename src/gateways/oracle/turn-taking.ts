@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { AppError } from '../../errors/index.js';
-import { requestAbort, type ChatEventHub } from '../../oracle/chat-events.js';
-import { releaseTurn, takeTurn } from '../../oracle/turn-mark.js';
+import { requestAbort, type ChatEventHub } from './agent/chat-events.js';
+import { releaseTurn, takeTurn } from './agent/turn-mark.js';
 
 /** How long a new message waits for the turn it replaced to finish before it starts. */
 const REPLACED_TURN_WAIT_MS = 5_000;

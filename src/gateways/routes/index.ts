@@ -20,7 +20,7 @@ import { SurveyReads } from '../../store/survey-reads.js';
 import { ClaimReads } from '../../store/claim-reads.js';
 import { LedgerReads } from '../../ledger/ledger-reads.js';
 import { ledgerRoutes } from './ledger.js';
-import { ussdRoutes } from './ussd.js';
+import { ussdRoutes } from '../ussd/routes.js';
 import { ussdDeps, type UssdOptions } from '../ussd/deps.js';
 import type { Logger } from '../../log.js';
 import { VoucherPlans } from '../vouchers/product-rule.js';

@@ -4,8 +4,8 @@ import type { Redis } from 'ioredis';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import type { Logger } from '../../log.js';
-import { emitChatEvent, lastEventId, type ChatEventHub } from '../../oracle/chat-events.js';
-import { takeAwaited } from '../../oracle/client-calls.js';
+import { emitChatEvent, lastEventId, type ChatEventHub } from '../oracle/agent/chat-events.js';
+import { takeAwaited } from '../oracle/agent/client-calls.js';
 import type { UcanAuthenticator } from '../auth/ucan/index.js';
 import { corsOrigins } from '../http/cors.js';
 import {

@@ -7,12 +7,12 @@ import type { Product, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
 import type { VoucherReads } from '../../store/voucher-reads.js';
 import { SurveyReads } from '../../store/survey-reads.js';
-import { LiveSessions } from '../../ussd/live-sessions.js';
-import { PhoneDirectory } from '../../ussd/phone-directory.js';
+import { LiveSessions } from './live-sessions.js';
+import { PhoneDirectory } from './phone-directory.js';
 import { sealText } from '../../actors/ussd-session/index.js';
-import { PinStore } from '../../ussd/pin-store.js';
-import { PhoneLanguage } from '../../ussd/phone-language.js';
-import { PhoneRateLimit } from '../../ussd/rate-limit.js';
+import { PinStore } from './pin-store.js';
+import { PhoneLanguage } from './phone-language.js';
+import { PhoneRateLimit } from './rate-limit.js';
 import type { HopDeps } from './hop.js';
 import type { VoucherPlans } from '../vouchers/product-rule.js';
 

@@ -2,12 +2,12 @@ import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import { t, DEFAULT_LANGUAGE } from '../../actors/ussd-session/catalog/index.js';
 import type { HopReply } from '../../actors/ussd-session/index.js';
 import type { Logger } from '../../log.js';
-import type { LiveSessions } from '../../ussd/live-sessions.js';
-import type { PhoneDirectory } from '../../ussd/phone-directory.js';
-import type { PinStore } from '../../ussd/pin-store.js';
-import type { PhoneLanguage } from '../../ussd/phone-language.js';
-import type { PhoneRateLimit } from '../../ussd/rate-limit.js';
-import { carryOut, type WorkDeps } from '../../ussd/work-orders.js';
+import type { LiveSessions } from './live-sessions.js';
+import type { PhoneDirectory } from './phone-directory.js';
+import type { PinStore } from './pin-store.js';
+import type { PhoneLanguage } from './phone-language.js';
+import type { PhoneRateLimit } from './rate-limit.js';
+import { carryOut, type WorkDeps } from './work-orders.js';
 import type { UssdRequest } from './request.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { HttpContext } from '../gateways/http/context.js';
-import type { Reply } from '../gateways/http/reply.js';
-import type { Method, RouteDoc } from '../gateways/http/router.js';
+import type { HttpContext } from '../../http/context.js';
+import type { Reply } from '../../http/reply.js';
+import type { Method, RouteDoc } from '../../http/router.js';
 import type { OracleTool } from './tools.js';
 
 /** A route a plugin adds: UCAN-protected (the caller's DID given) unless its path is auth-excluded. */

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../../../config.js';
 import type { Agent } from './agent.js';
 import { embeddedAgent } from './embedded-agent.js';
 import { openAiAgent } from './openai-agent.js';

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { TransactionSql } from 'postgres';
-import type { Sql } from '../store/db.js';
+import type { Sql } from '../../store/db.js';
 
 /** Wrong PINs in a row before a phone is locked, and for how long (the first time). */
 export const MAX_PIN_ATTEMPTS = 3;

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { RouteSpec } from '../http/router.js';
 import { json, type Reply } from '../http/reply.js';
-import type { LiveSessions } from '../../ussd/live-sessions.js';
-import { endLine, ussdHop, type HopDeps } from '../ussd/hop.js';
-import { readUssdRequest, ussdRequest } from '../ussd/request.js';
-import { guarded, type Guards } from './guard.js';
+import type { LiveSessions } from './live-sessions.js';
+import { endLine, ussdHop, type HopDeps } from './hop.js';
+import { readUssdRequest, ussdRequest } from './request.js';
+import { guarded, type Guards } from '../routes/guard.js';
 
 /** The session list's shape, for the OpenAPI document. */
 const liveSessionList = z.object({

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Keys } from '../actors/runtime/keys.js';
-import { perTick } from './per-tick.js';
+import type { Keys } from '../../actors/runtime/keys.js';
+import { perTick } from '../per-tick.js';
 
 /** Counts one request on each key (a key twice counts twice); returns each count after it. */
 const COUNT = `local counts = {}

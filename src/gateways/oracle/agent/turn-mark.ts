@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Keys } from '../actors/runtime/keys.js';
+import type { Keys } from '../../../actors/runtime/keys.js';
 
 /**
  * How long a turn's mark holds its session without being renewed: a crashed gateway's mark

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import type { Keys } from '../actors/runtime/keys.js';
-import { Backoff, sleep } from '../actors/runtime/backoff.js';
-import { compareStreamIds } from '../actors/runtime/stream-id.js';
-import type { Logger } from '../log.js';
+import type { Keys } from '../../../actors/runtime/keys.js';
+import { Backoff, sleep } from '../../../actors/runtime/backoff.js';
+import { compareStreamIds } from '../../../actors/runtime/stream-id.js';
+import type { Logger } from '../../../log.js';
 
 /** One event of a turn, as it sits in `hearth:events:chat:<sessionId>` (readable with redis-cli). */
 export interface ChatEvent {

@@ -1,4 +1,4 @@
-import { AppError } from '../errors/index.js';
+import { AppError } from '../../../errors/index.js';
 import type { OraclePlugin } from './plugin.js';
 
 /** The reference runtime's credits gate messages, verbatim (wire reference). */

@@ -1,6 +1,6 @@
-import { sleep } from '../actors/runtime/backoff.js';
-import type { Logger } from '../log.js';
-import type { Sql } from '../store/db.js';
+import { sleep } from '../../actors/runtime/backoff.js';
+import type { Logger } from '../../log.js';
+import type { Sql } from '../../store/db.js';
 
 /** How long an ended or idle USSD session's snapshot is kept (for support questions), ms. */
 export const USSD_RETENTION_MS = 24 * 60 * 60 * 1000;

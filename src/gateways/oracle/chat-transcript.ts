@@ -1,7 +1,7 @@
-import type { ChatRecord } from '../actors/chat-session/messages.js';
-import type { Sql } from './db.js';
-import { toolOutputText } from '../oracle/tool-output.js';
-import type { TranscriptEntry } from '../oracle/history.js';
+import type { ChatRecord } from '../../actors/chat-session/messages.js';
+import type { Sql } from '../../store/db.js';
+import { toolOutputText } from './agent/tool-output.js';
+import type { TranscriptEntry } from './agent/history.js';
 
 /** A session's messages in order, as `GET /messages/:sessionId` shows them (wire reference). */
 export async function chatTranscript(sql: Sql, sessionId: string): Promise<Array<Record<string, unknown>>> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Keys } from '../actors/runtime/keys.js';
+import type { Keys } from '../../../actors/runtime/keys.js';
 import type { ClientCall } from './agent.js';
 import { emitChatEvent, lastEventId, type ChatEventHub } from './chat-events.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { ActorClient } from '../actors/runtime/actor-client.js';
-import type { Keys } from '../actors/runtime/keys.js';
-import type { Logger } from '../log.js';
+import type { ActorClient } from '../../../actors/runtime/actor-client.js';
+import type { Keys } from '../../../actors/runtime/keys.js';
+import type { Logger } from '../../../log.js';
 import type { AgActionDeclaration, Agent, AttachmentRef, BrowserToolDeclaration, ToolCallRecord } from './agent.js';
 import { emitChatEvent, isAbortOf, type ChatEventHub } from './chat-events.js';
 import { keepTurn, releaseTurn } from './turn-mark.js';

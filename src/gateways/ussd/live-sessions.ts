@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { Keys } from '../actors/runtime/keys.js';
-import { perTick } from './per-tick.js';
+import type { Keys } from '../../actors/runtime/keys.js';
+import { perTick } from '../per-tick.js';
 
 export interface LiveSession {
   sessionId: string;

@@ -1,4 +1,4 @@
-import { AppError, isStoreUnavailable } from '../errors/index.js';
+import { AppError, isStoreUnavailable } from '../../../errors/index.js';
 
 /** The wire reference's failure kinds of an SSE `error` event (oracle-wire.md). */
 export type FailureKind = 'rate_limit' | 'billing' | 'auth' | 'timeout' | 'server' | 'network' | 'unknown';

@@ -1,5 +1,5 @@
-import type { Audience } from '../actors/ussd-session/flows/kit.js';
-import type { Sql } from '../store/db.js';
+import type { Audience } from '../../actors/ussd-session/flows/kit.js';
+import type { Sql } from '../../store/db.js';
 
 export interface PhoneOwner {
   audience: Audience;

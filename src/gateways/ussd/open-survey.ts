@@ -1,7 +1,7 @@
-import type { SurveyState } from '../actors/survey/survey-actor.js';
-import type { Question } from '../actors/ussd-session/flows/survey.js';
-import { responseIdFor } from '../actors/survey/response-id.js';
-import type { Sql } from '../store/db.js';
+import type { SurveyState } from '../../actors/survey/survey-actor.js';
+import type { Question } from '../../actors/ussd-session/flows/survey.js';
+import { responseIdFor } from '../../actors/survey/response-id.js';
+import type { Sql } from '../../store/db.js';
 
 export type PhoneQuestion = Question;
 

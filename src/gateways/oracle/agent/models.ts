@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../../../config.js';
 
 /** The embedded agent's id in `GET /models`: no language model behind it. */
 export const EMBEDDED_MODEL = 'hearth-embedded';

@@ -1,6 +1,6 @@
-import type { ChatSession } from '../actors/chat-session/messages.js';
-import type { Sql } from './db.js';
-import { paged } from './paged.js';
+import type { ChatSession } from '../../actors/chat-session/messages.js';
+import type { Sql } from '../../store/db.js';
+import { paged } from '../../store/paged.js';
 
 /** Reads of chat sessions across actors: one user's, newest first. */
 export class ChatReads {

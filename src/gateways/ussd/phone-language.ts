@@ -1,5 +1,5 @@
-import { catalogs } from '../actors/ussd-session/catalog/index.js';
-import type { Sql } from '../store/db.js';
+import { catalogs } from '../../actors/ussd-session/catalog/index.js';
+import type { Sql } from '../../store/db.js';
 
 /** How long a phone's language is remembered here, ms (as long as the phone directory's owner). */
 const CACHE_MS = 5_000;
