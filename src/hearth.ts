@@ -16,7 +16,7 @@ import { HttpServer } from './gateways/http/server.js';
 import { corsHeaders } from './gateways/http/cors.js';
 import { startOracleGateway } from './gateways/oracle/gateway.js';
 import type { OraclePlugin } from './gateways/oracle/agent/plugin.js';
-import { productRoutes } from './gateways/routes/index.js';
+import { productRoutes } from './gateways/products.js';
 import { Router } from './gateways/http/router.js';
 import { diagnosticsRoutes } from './gateways/http/routes/diagnostics.js';
 import { healthRoute } from './gateways/http/routes/health.js';

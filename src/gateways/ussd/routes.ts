@@ -4,7 +4,7 @@ import { json, type Reply } from '../http/reply.js';
 import type { LiveSessions } from './live-sessions.js';
 import { endLine, ussdHop, type HopDeps } from './hop.js';
 import { readUssdRequest, ussdRequest } from './request.js';
-import { guarded, type Guards } from '../routes/guard.js';
+import { guarded, type Guards } from '../auth/guard.js';
 
 /** The session list's shape, for the OpenAPI document. */
 const liveSessionList = z.object({

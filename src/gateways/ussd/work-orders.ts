@@ -6,7 +6,7 @@ import { voucherView } from '../../actors/voucher/representation.js';
 import { AppError } from '../../errors/index.js';
 import type { Product, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
-import type { VoucherReads } from '../../store/voucher-reads.js';
+import type { VoucherReads } from '../vouchers/voucher-reads.js';
 import type { PhoneOwner } from './phone-directory.js';
 import type { PinStore } from './pin-store.js';
 import type { PhoneLanguage } from './phone-language.js';
@@ -15,9 +15,9 @@ import { openSurveyFor } from './open-survey.js';
 import { checkAnswers } from '../../actors/survey/template.js';
 import { responseIdFor } from '../../actors/survey/response-id.js';
 import type { Sql } from '../../store/db.js';
-import { approvedProducts } from '../../store/product-reads.js';
+import { approvedProducts } from '../vouchers/product-reads.js';
 import { checkProductApproved, checkProductInPlan, type VoucherPlans } from '../vouchers/product-rule.js';
-import type { SurveyReads } from '../../store/survey-reads.js';
+import type { SurveyReads } from '../surveys/survey-reads.js';
 
 export interface WorkDeps {
   sql: Sql;

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors/index.js';
 import type { Certificate, Product } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
-import type { VoucherReads } from '../../store/voucher-reads.js';
+import type { VoucherReads } from './voucher-reads.js';
 
 export interface ProductRuleDeps {
   products: Registry<Product>;

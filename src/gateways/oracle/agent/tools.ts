@@ -1,7 +1,7 @@
 import type { VoucherState } from '../../../actors/voucher/messages.js';
 import { fromMicro } from '../../../actors/voucher/money.js';
 import type { Sql } from '../../../store/db.js';
-import type { VoucherReads } from '../../../store/voucher-reads.js';
+import type { VoucherReads } from '../../vouchers/voucher-reads.js';
 import { openSurveyFor } from '../../ussd/open-survey.js';
 
 /** A tool the agent may call; it acts for the authenticated caller only. */

@@ -1,4 +1,4 @@
-import type { Sql } from './db.js';
+import type { Sql } from '../../store/db.js';
 
 /**
  * The most products a USSD menu can offer: choices 1–97, since 98 is "more" on a paged screen

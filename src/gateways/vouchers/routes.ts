@@ -5,16 +5,16 @@ import { redemptionView, voucherIdFor, voucherView } from '../../actors/voucher/
 import { AppError } from '../../errors/index.js';
 import type { Certificate, Household, Product, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
-import type { VoucherReads } from '../../store/voucher-reads.js';
+import type { VoucherReads } from './voucher-reads.js';
 import type { Principal } from '../auth/principal.js';
 import { jsonBody, parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
-import { guarded, type Guards } from './guard.js';
-import { pageQuery } from './pagination.js';
-import { requestIdOf } from './request-id.js';
-import { checkDates, issueBody, redeemBody, revokeBody, voucherListQuery } from './voucher-schemas.js';
-import { checkProductApproved, checkProductInPlan, type VoucherPlans } from '../vouchers/product-rule.js';
+import { guarded, type Guards } from '../auth/guard.js';
+import { pageQuery } from '../http/pagination.js';
+import { requestIdOf } from '../http/operation-id.js';
+import { checkDates, issueBody, redeemBody, revokeBody, voucherListQuery } from './schemas.js';
+import { checkProductApproved, checkProductInPlan, type VoucherPlans } from './product-rule.js';
 
 export interface VoucherDeps {
   client: ActorClient;

@@ -8,15 +8,15 @@ import { buildTemplate, checkAnswers } from '../../actors/survey/template.js';
 import { AppError } from '../../errors/index.js';
 import type { Household } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
-import type { SurveyReads } from '../../store/survey-reads.js';
+import type { SurveyReads } from './survey-reads.js';
 import type { Principal } from '../auth/principal.js';
 import { jsonBody, parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
-import { guarded, type Guards } from './guard.js';
-import { pageQuery } from './pagination.js';
-import { requestIdOf } from './request-id.js';
-import { responseCreate, surveyCreate } from './survey-schemas.js';
+import { guarded, type Guards } from '../auth/guard.js';
+import { pageQuery } from '../http/pagination.js';
+import { requestIdOf } from '../http/operation-id.js';
+import { responseCreate, surveyCreate } from './schemas.js';
 
 export interface SurveyDeps {
   client: ActorClient;

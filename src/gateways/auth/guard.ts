@@ -1,13 +1,13 @@
 import { isAppError } from '../../errors/index.js';
-import type { ApiKeyStore } from '../auth/api-key-store.js';
-import type { RateLimits } from '../auth/rate-limits.js';
-import { authenticate } from '../auth/authenticate.js';
-import { requireRole, type Principal, type Role } from '../auth/principal.js';
+import type { ApiKeyStore } from './api-key-store.js';
+import type { RateLimits } from './rate-limits.js';
+import { authenticate } from './authenticate.js';
+import { requireRole, type Principal, type Role } from './principal.js';
 import type { HttpContext } from '../http/context.js';
 import type { Reply } from '../http/reply.js';
 import type { Handler } from '../http/router.js';
-import type { SupplierSignatures } from '../auth/supplier-signatures.js';
-import type { IdempotencyStore } from './idempotency.js';
+import type { SupplierSignatures } from './supplier-signatures.js';
+import type { IdempotencyStore } from '../http/idempotency.js';
 
 /** The caller, by key and (suppliers) signature; a failure counts against the client's address. */
 async function authenticated(ctx: HttpContext, g: Guards): Promise<Principal> {

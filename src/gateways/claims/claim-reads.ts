@@ -1,6 +1,6 @@
-import type { ClaimState } from '../actors/claim/claim.js';
-import type { Sql } from './db.js';
-import { paged } from './paged.js';
+import type { ClaimState } from '../../actors/claim/claim.js';
+import type { Sql } from '../../store/db.js';
+import { paged } from '../../store/paged.js';
 
 /** Claims straight from their snapshots (claims commit before they reply). */
 export class ClaimReads {

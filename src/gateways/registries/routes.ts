@@ -5,8 +5,8 @@ import type { Principal, Role } from '../auth/principal.js';
 import { jsonBody, parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
-import { guarded, type Guards } from './guard.js';
-import { pageQuery } from './pagination.js';
+import { guarded, type Guards } from '../auth/guard.js';
+import { pageQuery } from '../http/pagination.js';
 
 export interface RegistryRoutes<T extends object> {
   /** Collection path, e.g. `/v1/households`. */

@@ -3,9 +3,9 @@ import { seal, unseal } from '../../crypto/sealed.js';
 import { AppError, isAppError } from '../../errors/index.js';
 import type { Sql } from '../../store/db.js';
 import type { Principal } from '../auth/principal.js';
-import type { HttpContext } from '../http/context.js';
-import { errorReply } from '../http/error-mapper.js';
-import type { Reply } from '../http/reply.js';
+import type { HttpContext } from './context.js';
+import { errorReply } from './error-mapper.js';
+import type { Reply } from './reply.js';
 
 const keyShape = /^[A-Za-z0-9._:-]{1,255}$/;
 

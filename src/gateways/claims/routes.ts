@@ -2,17 +2,17 @@ import { z } from 'zod';
 import { claimView, type ClaimState } from '../../actors/claim/claim.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import { AppError } from '../../errors/index.js';
-import type { ClaimReads } from '../../store/claim-reads.js';
+import type { ClaimReads } from './claim-reads.js';
 import type { Certificate, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
-import type { VoucherReads } from '../../store/voucher-reads.js';
+import type { VoucherReads } from '../vouchers/voucher-reads.js';
 import { verifyCompactJws } from '../auth/jws.js';
 import { jsonBody, parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
-import { guarded, type Guards } from './guard.js';
-import { did, resourceId } from './registry-schemas.js';
-import { requestIdOf } from './request-id.js';
+import { guarded, type Guards } from '../auth/guard.js';
+import { did, resourceId } from '../registries/schemas.js';
+import { requestIdOf } from '../http/operation-id.js';
 
 const claimBody = z
   .object({

@@ -1,7 +1,7 @@
-import type { SurveyResponse } from '../actors/survey/response-actor.js';
-import type { SurveyState } from '../actors/survey/survey-actor.js';
-import type { Sql } from './db.js';
-import { paged } from './paged.js';
+import type { SurveyResponse } from '../../actors/survey/response-actor.js';
+import type { SurveyState } from '../../actors/survey/survey-actor.js';
+import type { Sql } from '../../store/db.js';
+import { paged } from '../../store/paged.js';
 
 /** Surveys and their responses straight from their snapshots (both commit before replying). */
 export class SurveyReads {

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
-import type { HttpContext } from '../http/context.js';
+import type { HttpContext } from './context.js';
 
 /**
  * The id an actor remembers a request by: the client's Idempotency-Key, scoped to its API key,

@@ -1,6 +1,6 @@
-import type { Redemption, VoucherState } from '../actors/voucher/messages.js';
-import type { Sql } from './db.js';
-import { paged } from './paged.js';
+import type { Redemption, VoucherState } from '../../actors/voucher/messages.js';
+import type { Sql } from '../../store/db.js';
+import { paged } from '../../store/paged.js';
 
 export interface VoucherFilter {
   recipientDid?: string;

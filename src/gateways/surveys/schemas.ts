@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { surveyTypes } from '../../actors/survey/template.js';
-import { did } from './registry-schemas.js';
+import { did } from '../registries/schemas.js';
 
 export const surveyCreate = z
   .object({

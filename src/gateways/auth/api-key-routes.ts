@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { AppError } from '../../errors/index.js';
-import type { ApiKeyStore } from '../auth/api-key-store.js';
-import { roles } from '../auth/principal.js';
+import type { ApiKeyStore } from './api-key-store.js';
+import { roles } from './principal.js';
 import { jsonBody } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from './guard.js';
-import { did } from './registry-schemas.js';
+import { did } from '../registries/schemas.js';
 import type { Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
 

@@ -4,8 +4,8 @@ import type { LedgerReads } from '../../ledger/ledger-reads.js';
 import { parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
-import { guarded, type Guards } from './guard.js';
-import { pageQuery } from './pagination.js';
+import { guarded, type Guards } from '../auth/guard.js';
+import { pageQuery } from '../http/pagination.js';
 
 const heightParams = z.object({ height: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }).strict();
 const entryParams = z.object({ id: z.string().regex(/^[1-9][0-9]{0,17}$/, 'must be a positive integer') }).strict();
