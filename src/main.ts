@@ -2,7 +2,7 @@ import { COMPOSE_TRY_OUT_ADMIN_KEY, COMPOSE_TRY_OUT_PIN_KEY, ConfigError, loadCo
 import { withDotEnv } from './env-file.js';
 import { startHearth } from './hearth.js';
 import { createLogger } from './log.js';
-import { StartupError } from './store/db.js';
+import { StartupError } from './errors/index.js';
 import { MigrationError } from './store/migrate.js';
 
 /** Startup failures the operator can fix print as one line on stderr and exit 1. */

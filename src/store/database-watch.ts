@@ -1,16 +1,6 @@
 import postgres from 'postgres';
 import type { Logger } from '../log.js';
-
-/**
- * Whether a dependency is down now, and word of each change: what the HTTP server answers 503 at
- * once from, and what a worker's retry wakes on.
- */
-export interface OutageSignal {
-  /** Why it is down (an error code, or "no answer within N ms"), or undefined while it is up. */
-  current(): string | undefined;
-  /** Called with the cause when it goes down, with undefined when it is back. Returns the unsubscribe. */
-  onChange(listener: (down: string | undefined) => void): () => void;
-}
+import type { OutageSignal } from '../actors/runtime/ports.js';
 
 export interface DatabaseWatchOptions {
   url: string;

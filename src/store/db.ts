@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { StartupError } from '../errors/startup-error.js';
 
 export type Sql = postgres.Sql;
 
@@ -30,10 +31,6 @@ export function createSql({ url, schema, max = 10 }: DbOptions): Sql {
     onnotice: () => undefined,
     connection: { search_path: schema, application_name: 'hearth', plan_cache_mode: 'force_generic_plan' },
   });
-}
-
-export class StartupError extends Error {
-  override readonly name = 'StartupError';
 }
 
 function causeOf(err: unknown): string {

@@ -1,36 +1,5 @@
-import type { OutboxRow, RecordRow, Slot } from '../actors/runtime/apply-batch.js';
+import { FencedError, fenceKey, type BatchCommit, type SnapshotStore, type Slot } from '../actors/runtime/ports.js';
 import type { Sql } from './db.js';
-
-/** A commit by a worker that no longer owns the partition (its epoch is not the current one). */
-export class FencedError extends Error {
-  override readonly name = 'FencedError';
-}
-
-export interface BatchCommit {
-  type: string;
-  partition: number;
-  epoch: number;
-  dirty: ReadonlyMap<string, Slot>;
-  outbox: readonly OutboxRow[];
-  /** Append-only records (absent: none). */
-  records?: readonly RecordRow[];
-}
-
-/** Where actor state lives between batches. */
-export interface SnapshotStore {
-  load(type: string, keys: readonly string[]): Promise<Map<string, Slot>>;
-  /** Makes `owner` the fenced owner of a partition; returns its new epoch. */
-  takeFence(type: string, partition: number, owner: string): Promise<number>;
-  /** One transaction: fence check, every snapshot, every outbox row. Throws {@link FencedError}. */
-  commit(batch: BatchCommit): Promise<void>;
-  /**
-   * Several partitions' batches in one transaction; writes only those whose epoch still holds and
-   * returns their `type/partition` keys (a batch with nothing to write always counts as held).
-   */
-  commitMany(batches: readonly BatchCommit[]): Promise<Set<string>>;
-}
-
-export const fenceKey = (type: string, partition: number): string => `${type}/${partition}`;
 
 interface SnapshotRow {
   key: string;

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import { emptySlot } from '../../src/actors/runtime/apply-batch.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
-import { GroupCommitter } from '../../src/store/group-committer.js';
-import { createPgSnapshotStore, FencedError } from '../../src/store/snapshot-store.js';
+import { GroupCommitter } from '../../src/actors/runtime/group-committer.js';
+import { FencedError } from '../../src/actors/runtime/ports.js';
+import { createPgSnapshotStore } from '../../src/store/snapshot-store.js';
 import { countOf, isolated, type Isolated } from '../support/isolated.js';
 import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
 

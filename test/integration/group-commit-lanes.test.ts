@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSql, type Sql } from '../../src/store/db.js';
-import { GroupCommitter } from '../../src/store/group-committer.js';
-import { createPgSnapshotStore, type BatchCommit, type SnapshotStore } from '../../src/store/snapshot-store.js';
+import { GroupCommitter } from '../../src/actors/runtime/group-committer.js';
+import type { BatchCommit, SnapshotStore } from '../../src/actors/runtime/ports.js';
+import { createPgSnapshotStore } from '../../src/store/snapshot-store.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 
 describe('group commit lanes', () => {

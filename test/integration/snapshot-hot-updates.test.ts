@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Slot } from '../../src/actors/runtime/apply-batch.js';
-import { createPgSnapshotStore, type BatchCommit } from '../../src/store/snapshot-store.js';
+import type { Slot } from '../../src/actors/runtime/ports.js';
+import type { BatchCommit } from '../../src/actors/runtime/ports.js';
+import { createPgSnapshotStore } from '../../src/store/snapshot-store.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 
 /**

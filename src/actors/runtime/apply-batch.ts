@@ -2,32 +2,10 @@ import { createHash } from 'node:crypto';
 import type { MailboxEntry } from './entry-codec.js';
 import { compareStreamIds } from './stream-id.js';
 import type { ActorContext, ActorDefinition, ActorRejection } from './types.js';
+import type { OutboxRow, RecordRow, Slot } from './ports.js';
 
 /** An actor's state as the worker holds it between batches. */
-export interface Slot {
-  state: unknown;
-  version: number;
-  /** Id of the last message applied; anything at or below it is a redelivery. */
-  lastMsgId: string;
-}
-
 export const emptySlot = (): Slot => ({ state: undefined, version: 0, lastMsgId: '0-0' });
-
-export interface OutboxRow {
-  key: string;
-  msgId: string;
-  seq: number;
-  topic: string;
-  payload: unknown;
-}
-
-export interface RecordRow {
-  key: string;
-  msgId: string;
-  kind: string;
-  id: string;
-  body: unknown;
-}
 
 export interface OutgoingReply {
   stream: string;

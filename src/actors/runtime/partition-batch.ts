@@ -1,6 +1,6 @@
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import type { SnapshotStore } from '../../store/snapshot-store.js';
+import type { SnapshotStore } from './ports.js';
 import { applyBatch, emptySlot, type BatchOutcome, type OutgoingReply, type PoisonMessage } from './apply-batch.js';
 import { decodeEntry, type MailboxEntry } from './entry-codec.js';
 import type { MailboxOps, RawEntry } from './mailbox-ops.js';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { StartupError } from '../../store/db.js';
+import { StartupError } from '../../errors/index.js';
 import type { Keys } from './keys.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
-import { StartupError } from '../../store/db.js';
+import { StartupError } from '../../errors/index.js';
 
 export type { Redis };
 

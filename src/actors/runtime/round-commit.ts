@@ -1,6 +1,6 @@
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import { FencedError, type BatchCommit } from '../../store/snapshot-store.js';
+import { FencedError, type BatchCommit } from './ports.js';
 import { MailboxOps } from './mailbox-ops.js';
 import { failedReply, type Applied } from './partition-batch.js';
 import type { SlotCache } from './slot-cache.js';

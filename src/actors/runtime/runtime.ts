@@ -1,9 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import type { OutageSignal } from '../../store/database-watch.js';
-import { GroupCommitter } from '../../store/group-committer.js';
-import type { SnapshotStore } from '../../store/snapshot-store.js';
+import { GroupCommitter } from './group-committer.js';
+import type { OutageSignal, SnapshotStore } from './ports.js';
 import { ownerOf } from './assignment.js';
 import { Backoff, sleep } from './backoff.js';
 import type { Keys } from './keys.js';

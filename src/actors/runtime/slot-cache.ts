@@ -1,4 +1,4 @@
-import type { Slot } from './apply-batch.js';
+import type { Slot } from './ports.js';
 
 /**
  * The actor states a partition owner keeps in memory, least recently used first. Keys whose

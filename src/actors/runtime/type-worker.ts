@@ -1,9 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import type { BatchCommit, SnapshotStore } from '../../store/snapshot-store.js';
+import type { BatchCommit, OutageSignal, SnapshotStore } from './ports.js';
 import { Backoff, sleep } from './backoff.js';
-import type { OutageSignal } from '../../store/database-watch.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
 import { readRound, topUpAfter } from './read-top-up.js';

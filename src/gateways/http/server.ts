@@ -9,7 +9,7 @@ import { appErrorReply, errorReply } from './error-mapper.js';
 import { requestIdFrom } from './request-id.js';
 import { statusLine, type Reply } from './reply.js';
 import type { RouteSpec, Router } from './router.js';
-import type { OutageSignal } from '../../store/database-watch.js';
+import type { OutageSignal } from '../../actors/runtime/ports.js';
 
 export interface HttpServerOptions {
   router: Router;

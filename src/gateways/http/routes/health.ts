@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { publicReason } from '../../../ledger/public-reason.js';
 import type { Logger } from '../../../log.js';
 import type { Sql } from '../../../store/db.js';
-import type { OutageSignal } from '../../../store/database-watch.js';
+import type { OutageSignal } from '../../../actors/runtime/ports.js';
 import { json } from '../reply.js';
 import type { RouteSpec } from '../router.js';
 

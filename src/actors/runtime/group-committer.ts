@@ -1,4 +1,4 @@
-import { FencedError, fenceKey, type BatchCommit, type SnapshotStore } from './snapshot-store.js';
+import { FencedError, fenceKey, type BatchCommit, type SnapshotStore } from './ports.js';
 
 interface Waiting {
   batch: BatchCommit;
