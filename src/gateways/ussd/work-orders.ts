@@ -1,7 +1,7 @@
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Intent, IntentResult } from '../../actors/ussd-session/index.js';
 import { fromMicro, toMicro } from '../../actors/voucher/money.js';
-import type { Redemption, VoucherState } from '../../actors/voucher/messages.js';
+import type { VoucherState } from '../../actors/voucher/messages.js';
 import { voucherView } from '../../actors/voucher/representation.js';
 import { AppError } from '../../errors/index.js';
 import type { Product, Supplier } from '../../store/registries/records.js';
@@ -16,8 +16,9 @@ import { checkAnswers } from '../../actors/survey/template.js';
 import { responseIdFor } from '../../actors/survey/response-id.js';
 import type { Sql } from '../../store/db.js';
 import { approvedProducts } from '../vouchers/product-reads.js';
-import { checkProductApproved, checkProductInPlan, type VoucherPlans } from '../vouchers/product-rule.js';
+import type { VoucherPlans } from '../vouchers/product-rule.js';
 import type { SurveyReads } from '../surveys/survey-reads.js';
+import { checkRedeemer, redeem as redeemVoucher } from '../vouchers/redeem.js';
 
 export interface WorkDeps {
   sql: Sql;
@@ -134,18 +135,15 @@ async function redeem(
   if (owner.audience !== 'supplier' || !owner.did) return { ok: false, reason: 'only a supplier may redeem' };
   const check = await d.pins.verify(phone, owner.did, intent.pinMac, now, orderId);
   if (!check.ok) return check;
-  const supplier = await d.suppliers.get(owner.did);
-  if (!supplier?.authorized) return { ok: false, reason: 'this supplier is not authorized to redeem' };
   try {
-    // Rule 4 as over HTTP: the product may have been withdrawn while the session was open.
-    await checkProductApproved(d, intent.productId);
-    await checkProductInPlan(d, intent.voucherId, intent.productId);
-    const r = await d.client.ask<Redemption>('voucher', intent.voucherId, {
-      kind: 'redeem',
-      requestId: `ussd:${orderId}`,
+    // The same rules as over HTTP (the product may have been withdrawn while the session was open).
+    await checkRedeemer(d, owner.did, intent.productId);
+    const r = await redeemVoucher(d, {
+      voucherId: intent.voucherId,
       supplierDid: owner.did,
       productId: intent.productId,
       amount: toMicro(intent.amount),
+      requestId: `ussd:${orderId}`,
     });
     return { ok: true, data: { remainingBalance: fromMicro(r.remainingBalance) } };
   } catch (err) {

@@ -1,5 +1,5 @@
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import type { Redemption, VoucherState } from '../../actors/voucher/messages.js';
+import type { VoucherState } from '../../actors/voucher/messages.js';
 import { toMicro } from '../../actors/voucher/money.js';
 import { redemptionView, voucherIdFor, voucherView } from '../../actors/voucher/representation.js';
 import { AppError } from '../../errors/index.js';
@@ -14,7 +14,8 @@ import { guarded, type Guards } from '../auth/guard.js';
 import { pageQuery } from '../http/pagination.js';
 import { requestIdOf } from '../http/operation-id.js';
 import { checkDates, issueBody, redeemBody, revokeBody, voucherListQuery } from './schemas.js';
-import { checkProductApproved, checkProductInPlan, type VoucherPlans } from './product-rule.js';
+import type { VoucherPlans } from './product-rule.js';
+import { checkRedeemer, redeem } from './redeem.js';
 
 export interface VoucherDeps {
   client: ActorClient;
@@ -88,11 +89,7 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
         if (body.supplierDid !== who.did) {
           throw new AppError('SUPPLIER_DID_MISMATCH', 'supplierDid must be the DID of your API key');
         }
-        // Rules about the caller and the product first, so an unauthorized supplier learns nothing about vouchers.
-        const supplier = await d.suppliers.get(body.supplierDid);
-        if (!supplier?.authorized)
-          throw new AppError('SUPPLIER_NOT_AUTHORIZED', 'this supplier is not authorized to redeem');
-        await checkProductApproved(d, body.productId);
+        await checkRedeemer(d, body.supplierDid, body.productId);
         // A retry of a redemption applied long ago is answered from its record; one still in
         // flight is answered by the voucher, which remembers its latest requests.
         const requestId = requestIdOf(ctx, who);
@@ -106,13 +103,12 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
             throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for a different redemption');
           return json(201, redemptionView(applied));
         }
-        await checkProductInPlan(d, body.voucherId, body.productId);
-        const redemption = await d.client.ask<Redemption>('voucher', body.voucherId, {
-          kind: 'redeem',
-          requestId,
+        const redemption = await redeem(d, {
+          voucherId: body.voucherId,
           supplierDid: body.supplierDid,
           productId: body.productId,
           amount: toMicro(body.amount),
+          requestId,
         });
         return json(201, redemptionView(redemption));
       }),
