@@ -158,15 +158,18 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
     try {
       const user = await ucanUser(oracleDid);
       const base = `http://127.0.0.1:${other.port}`;
-      const errorOf = async (): Promise<Record<string, unknown>> => {
+      /** A message in a new session, streamed or not. */
+      const ask = async (stream: boolean): Promise<Response> => {
         const created = await fetch(`${base}/sessions`, { method: 'POST', headers: await user.headers() });
         const { sessionId } = (await created.json()) as { sessionId: string };
-        const res = await fetch(`${base}/messages/${sessionId}`, {
+        return fetch(`${base}/messages/${sessionId}`, {
           method: 'POST',
           headers: { ...(await user.headers()), 'content-type': 'application/json' },
-          body: JSON.stringify({ message: 'hi', stream: true }),
+          body: JSON.stringify({ message: 'hi', ...(stream ? { stream } : {}) }),
         });
-        const frame = (await res.text()).split('\n\n').find((f) => f.startsWith('event: error'));
+      };
+      const errorOf = async (): Promise<Record<string, unknown>> => {
+        const frame = (await (await ask(true)).text()).split('\n\n').find((f) => f.startsWith('event: error'));
         return JSON.parse(frame!.split('\n')[1]!.slice(6)) as Record<string, unknown>;
       };
       for (const [code, kind, retryable, errorCode] of [
@@ -181,13 +184,7 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
       // Without streaming, the same classification as an HTTP answer with the error body: the
       // provider's 429 is the client's 429 (its Retry-After passed on), the others a 502.
       const jsonAnswer = async () => {
-        const created = await fetch(`${base}/sessions`, { method: 'POST', headers: await user.headers() });
-        const { sessionId } = (await created.json()) as { sessionId: string };
-        const res = await fetch(`${base}/messages/${sessionId}`, {
-          method: 'POST',
-          headers: { ...(await user.headers()), 'content-type': 'application/json' },
-          body: JSON.stringify({ message: 'hi' }),
-        });
+        const res = await ask(false);
         return {
           status: res.status,
           retryAfter: res.headers.get('retry-after'),
@@ -221,13 +218,7 @@ describe('oracle with an OpenAI-compatible provider (LLM_BASE_URL)', () => {
         error: 'the language model cannot be reached (ECONNREFUSED)',
       });
       // Without streaming: 502 MODEL_UNAVAILABLE, to be retried.
-      const created = await fetch(`${base}/sessions`, { method: 'POST', headers: await user.headers() });
-      const { sessionId } = (await created.json()) as { sessionId: string };
-      const res = await fetch(`${base}/messages/${sessionId}`, {
-        method: 'POST',
-        headers: { ...(await user.headers()), 'content-type': 'application/json' },
-        body: JSON.stringify({ message: 'hi' }),
-      });
+      const res = await ask(false);
       expect(res.status).toBe(502);
       expect(res.headers.get('retry-after')).toBe('1');
       expect(await res.json()).toMatchObject({
