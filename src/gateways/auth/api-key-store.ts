@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../../store/db.js';
 import type { Principal, Role } from './principal.js';
+import { TtlCache } from '../../ttl-cache.js';
 
 export interface ApiKeyRecord {
   id: string;
@@ -49,14 +50,16 @@ function toRecord(r: Row): ApiKeyRecord {
  * the longest a revoked key keeps working on a busy gateway.
  */
 export class ApiKeyStore {
-  private readonly cache = new Map<string, { row: Row | undefined; at: number }>();
+  private readonly cache: TtlCache<string, { row: Row | undefined }>;
 
   constructor(
     private readonly sql: Sql,
     /** SHA-256 of HEARTH_ADMIN_KEY, the bootstrap admin key; undefined when none is configured. */
     private readonly bootstrapHash: string | undefined,
-    private readonly cacheMs = 5_000,
-  ) {}
+    cacheMs = 5_000,
+  ) {
+    this.cache = new TtlCache({ ttlMs: cacheMs, maxEntries: 10_000 });
+  }
 
   async create(
     role: Role,
@@ -97,10 +100,9 @@ export class ApiKeyStore {
 
   private async lookup(id: string): Promise<Row | undefined> {
     const hit = this.cache.get(id);
-    if (hit && Date.now() - hit.at < this.cacheMs) return hit.row;
+    if (hit) return hit.row;
     const [row] = await this.sql<Row[]>`SELECT * FROM api_keys WHERE id = ${id}`;
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(id, { row, at: Date.now() });
+    this.cache.set(id, { row });
     return row;
   }
 }

@@ -1,5 +1,6 @@
 import { seal } from '../../crypto/sealed.js';
 import type { Sql } from '../../store/db.js';
+import { TtlCache } from '../../ttl-cache.js';
 
 /** 9999-12-31T23:59:59Z, in Unix seconds: the last instant every store and Date agree on. */
 const LAST_TIMESTAMP_S = 253_402_300_799;
@@ -67,13 +68,14 @@ export const REVOCATION_CACHE_MS = 5_000;
  * made through this process is remembered at once, as API-key revocation is.
  */
 export class RevokedDelegations {
-  private readonly seen = new Map<string, { revoked: boolean; at: number }>();
+  /** Revoked for good (a revocation is final); not revoked for REVOCATION_CACHE_MS. */
+  private readonly seen = new TtlCache<string, boolean>({ ttlMs: REVOCATION_CACHE_MS, maxEntries: 10_000 });
 
   constructor(private readonly sql: Sql) {}
 
   async isRevoked(cid: string): Promise<boolean> {
     const hit = this.seen.get(cid);
-    if (hit && (hit.revoked || Date.now() - hit.at < REVOCATION_CACHE_MS)) return hit.revoked;
+    if (hit !== undefined) return hit;
     const [row] = await this.sql<{ cid: string }[]>`SELECT cid FROM oracle_revoked_delegations WHERE cid = ${cid}`;
     this.note(cid, row !== undefined);
     return row !== undefined;
@@ -85,8 +87,7 @@ export class RevokedDelegations {
 
   private note(cid: string, revoked: boolean): void {
     // A look-up that began before this process revoked it must not answer "not revoked" after.
-    if (!revoked && this.seen.get(cid)?.revoked) return;
-    if (this.seen.size >= 10_000) this.seen.clear();
-    this.seen.set(cid, { revoked, at: Date.now() });
+    if (!revoked && this.seen.get(cid)) return;
+    this.seen.set(cid, revoked, revoked ? Infinity : REVOCATION_CACHE_MS);
   }
 }

@@ -1,5 +1,6 @@
 import { catalogs } from '../../actors/ussd-session/catalog/index.js';
 import type { Sql } from '../../store/db.js';
+import { TtlCache } from '../../ttl-cache.js';
 
 /** How long a phone's language is remembered here, ms (as long as the phone directory's owner). */
 const CACHE_MS = 5_000;
@@ -10,19 +11,18 @@ const CACHE_MS = 5_000;
  * installed is ignored.
  */
 export class PhoneLanguage {
-  private readonly cache = new Map<string, { lang: string | undefined; at: number }>();
+  private readonly cache = new TtlCache<string, { lang: string | undefined }>({ ttlMs: CACHE_MS, maxEntries: 50_000 });
 
   constructor(private readonly sql: Sql) {}
 
   async of(phone: string): Promise<string | undefined> {
     if (Object.keys(catalogs).length < 2) return undefined;
     const hit = this.cache.get(phone);
-    if (hit && Date.now() - hit.at < CACHE_MS) return hit.lang;
+    if (hit) return hit.lang;
     const [row] = await this.sql<{ language: string }[]>`
       SELECT language FROM ussd_preferences WHERE phone_number = ${phone}`;
     const lang = row && row.language in catalogs ? row.language : undefined;
-    if (this.cache.size > 50_000) this.cache.clear();
-    this.cache.set(phone, { lang, at: Date.now() });
+    this.cache.set(phone, { lang });
     return lang;
   }
 
@@ -30,6 +30,6 @@ export class PhoneLanguage {
     await this.sql`
       INSERT INTO ussd_preferences (phone_number, language) VALUES (${phone}, ${lang})
       ON CONFLICT (phone_number) DO UPDATE SET language = EXCLUDED.language, updated_at = now()`;
-    this.cache.set(phone, { lang, at: Date.now() });
+    this.cache.set(phone, { lang });
   }
 }

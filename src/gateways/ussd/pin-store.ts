@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { TransactionSql } from 'postgres';
 import type { Sql } from '../../store/db.js';
+import { TtlCache } from '../../ttl-cache.js';
 
 /** Wrong PINs in a row before a phone is locked, and for how long (the first time). */
 export const MAX_PIN_ATTEMPTS = 3;
@@ -40,7 +41,7 @@ interface PinRow {
  */
 export class PinStore {
   /** `phone did` → until when a yes holds (ms). */
-  private readonly known = new Map<string, number>();
+  private readonly known = new TtlCache<string, true>({ ttlMs: KNOWN_MS, maxEntries: 100_000 });
 
   constructor(
     private readonly sql: Sql,
@@ -58,11 +59,10 @@ export class PinStore {
    */
   async isSet(phone: string, did: string): Promise<boolean> {
     const known = `${phone} ${did}`;
-    if ((this.known.get(known) ?? 0) > Date.now()) return true;
+    if (this.known.has(known)) return true;
     const [row] = await this.sql`SELECT 1 AS x FROM ussd_pins WHERE phone_number = ${phone} AND did = ${did}`;
     if (row) {
-      if (this.known.size >= 100_000) this.known.clear();
-      this.known.set(known, Date.now() + KNOWN_MS);
+      this.known.set(known, true);
     }
     return row !== undefined;
   }

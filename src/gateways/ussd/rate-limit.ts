@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { perTick } from '../per-tick.js';
+import { TtlCache } from '../../ttl-cache.js';
 
 /** Counts one request on each key (a key twice counts twice); returns each count after it. */
 const COUNT = `local counts = {}
@@ -20,7 +21,7 @@ return counts`;
  */
 export class PhoneRateLimit {
   /** Phone → key digest: the same few thousand phones come back hop after hop. */
-  private readonly digests = new Map<string, string>();
+  private readonly digests = new TtlCache<string, string>({ maxEntries: 50_000 });
   private readonly count = perTick(
     async (keys: string[]) => (await this.redis.eval(COUNT, keys.length, ...keys, 61_000)) as number[],
   );
@@ -45,7 +46,6 @@ export class PhoneRateLimit {
     let digest = this.digests.get(phone);
     if (digest === undefined) {
       digest = createHmac('sha256', this.secret).update(`hearth-ussd-rate:${phone}`).digest('hex').slice(0, 32);
-      if (this.digests.size >= 50_000) this.digests.clear();
       this.digests.set(phone, digest);
     }
     return digest;

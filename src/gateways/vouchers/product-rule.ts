@@ -2,6 +2,7 @@ import { AppError } from '../../errors/index.js';
 import type { Certificate, Product } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
 import type { VoucherReads } from './voucher-reads.js';
+import { TtlCache } from '../../ttl-cache.js';
 
 export interface ProductRuleDeps {
   products: Registry<Product>;
@@ -14,7 +15,7 @@ export interface ProductRuleDeps {
  * from a registry cached 2 s (a plan changed elsewhere shows within that).
  */
 export class VoucherPlans {
-  private readonly certificateOf = new Map<string, string>();
+  private readonly certificateOf = new TtlCache<string, string>({ maxEntries: 100_000 });
 
   constructor(
     private readonly vouchers: VoucherReads,
@@ -30,7 +31,6 @@ export class VoucherPlans {
     if (certificateId === undefined) {
       certificateId = (await this.vouchers.get(voucherId))?.emissionCertificateId;
       if (certificateId === undefined) return undefined;
-      if (this.certificateOf.size >= 100_000) this.certificateOf.clear();
       this.certificateOf.set(voucherId, certificateId);
     }
     const plan = (await this.certificates.get(certificateId))?.monitoringPlan;

@@ -1,4 +1,5 @@
 import type { Sql } from '../db.js';
+import { TtlCache } from '../../ttl-cache.js';
 
 /**
  * One registry table (households, suppliers, products, certificates): rows map to API records
@@ -31,7 +32,7 @@ export class DuplicateValueError extends Error {
 }
 
 export class Registry<T extends object> {
-  private readonly cache = new Map<string, { record: T | undefined; at: number }>();
+  private readonly cache: TtlCache<string, { record: T | undefined }>;
 
   constructor(
     private readonly sql: Sql,
@@ -41,7 +42,9 @@ export class Registry<T extends object> {
      * products on every redemption; a change made through another gateway shows after this.
      */
     private readonly cacheMs = 0,
-  ) {}
+  ) {
+    this.cache = new TtlCache({ ttlMs: cacheMs, maxEntries: 10_000 });
+  }
 
   private get idColumn(): string {
     return this.spec.columns[this.spec.idField];
@@ -85,10 +88,9 @@ export class Registry<T extends object> {
   async get(id: string): Promise<T | undefined> {
     if (this.cacheMs > 0) {
       const hit = this.cache.get(id);
-      if (hit && Date.now() - hit.at < this.cacheMs) return hit.record;
+      if (hit) return hit.record;
       const record = await this.read(id);
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(id, { record, at: Date.now() });
+      this.cache.set(id, { record });
       return record;
     }
     return this.read(id);

@@ -1,3 +1,5 @@
+import { TtlCache } from '../../../ttl-cache.js';
+
 /**
  * did:ixo → its Ed25519 key, read from the ledger network's DID documents (the ixo chain's REST
  * API serves them at `/ixo/iid/v1beta1/{did}`). The answer is kept 5 minutes; a failure is not
@@ -25,11 +27,11 @@ function keysOf(doc: DidDocument | null): VerificationMethod[] {
 
 /** A resolver for `createUcanAuthenticator`'s `resolveDid`; `template` has `{did}` where the DID goes. */
 export function ixoDidResolver(template: string, fetcher: typeof fetch = fetch) {
-  const cache = new Map<string, { key: string; at: number }>();
+  const cache = new TtlCache<string, string>({ ttlMs: TTL_MS, maxEntries: 10_000 });
   return async (did: string): Promise<string | undefined> => {
     if (!did.startsWith('did:ixo:')) return undefined;
     const hit = cache.get(did);
-    if (hit && Date.now() - hit.at < TTL_MS) return hit.key;
+    if (hit !== undefined) return hit;
     const res = await fetcher(template.replace('{did}', encodeURIComponent(did)), {
       signal: AbortSignal.timeout(TIMEOUT_MS),
       headers: { accept: 'application/json' },
@@ -41,8 +43,7 @@ export function ixoDidResolver(template: string, fetcher: typeof fetch = fetch) 
     // A bare base58 key is given the multibase prefix the verifier expects.
     const key = method?.publicKeyMultibase ?? (method?.publicKeyBase58 ? `z${method.publicKeyBase58}` : undefined);
     if (key) {
-      if (cache.size > 10_000) cache.clear();
-      cache.set(did, { key, at: Date.now() });
+      cache.set(did, key);
     }
     return key;
   };
