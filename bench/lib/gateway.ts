@@ -38,9 +38,11 @@ export async function startGateway(
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
       // The limits are checked on every request, as in a deployment, but set past anything a
-      // suite sends: one key or DID carries a whole load here.
-      RATE_LIMIT_API_KEY_PER_MINUTE: '1000000000',
-      RATE_LIMIT_DID_PER_MINUTE: '1000000000',
+      // suite sends: one key or DID carries a whole load here. BENCH_RATE_LIMIT=0 turns them
+      // off, to measure what they cost (alternate the two).
+      RATE_LIMIT_API_KEY_PER_MINUTE: process.env.BENCH_RATE_LIMIT ?? '1000000000',
+      RATE_LIMIT_DID_PER_MINUTE: process.env.BENCH_RATE_LIMIT ?? '1000000000',
+      RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: process.env.BENCH_RATE_LIMIT === '0' ? '0' : '30',
       ...extra,
     },
     () => false,
