@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { actorRef } from '../runtime/actor-ref.js';
 
 /** What the oracle gateway sends a chat-session actor (keyed by sessionId). */
 export const chatMessages = z.discriminatedUnion('kind', [
@@ -83,3 +84,9 @@ export function sessionView(s: ChatSession): Record<string, unknown> {
   const { ownerDid: _owner, deleted: _deleted, messageCount: _count, ...view } = s;
   return view;
 }
+
+/** What callers address: each kind of chat-session message, and what it answers. */
+export const chatRef = actorRef<
+  ChatMessage,
+  { create: ChatSession; get: ChatSession; delete: { message: string }; append: { appended: number } }
+>('chat');

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ledgerEntry } from '../ledger-effect.js';
 import { z } from 'zod';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
+import { actorRef } from '../runtime/actor-ref.js';
 
 /**
  * One claim actor per redemption: it serialises claims of a redemption, so the second one is
@@ -75,3 +76,6 @@ export function claimView(c: ClaimState): Omit<ClaimState, 'requestId'> {
   const { requestId: _r, ...shown } = c;
   return shown;
 }
+
+/** What callers address: a claim's one message, and what it answers. */
+export const claimRef = actorRef<ClaimMessage, { submit: ClaimState }>('claim');

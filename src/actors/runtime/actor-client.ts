@@ -7,6 +7,7 @@ import { Backoff, sleep } from './backoff.js';
 import { decodeReply, encodeEntry } from './entry-codec.js';
 import { partitionOf, type Keys } from './keys.js';
 import { MailboxWriter } from './mailbox-writer.js';
+import type { ActorRef } from './actor-ref.js';
 
 export interface ActorClientOptions {
   /** Deadline of an ask when the caller gives none, ms. */
@@ -80,10 +81,27 @@ export class ActorClient {
   }
 
   /**
+   * Asks an actor and waits for its reply. With an {@link ActorRef} the message is checked
+   * against the actor's union and the reply is typed by its kind; a bare type name (tests, the
+   * diagnostic actors) answers `unknown`, to be checked by the caller.
+   *
    * Not an async function: the one promise an ask makes is its reply's. The mailbox write is not
    * awaited here; if it fails, it settles the reply with its error (and stops the deadline).
    */
-  ask<R = unknown>(type: string, key: string, msg: ActorMessage, timeoutMs = this.opts.defaultTimeoutMs): Promise<R> {
+  ask<M extends { kind: string }, R extends { [K in M['kind']]: unknown }, K extends M['kind']>(
+    actor: ActorRef<M, R>,
+    key: string,
+    msg: M & { kind: K },
+    timeoutMs?: number,
+  ): Promise<R[K]>;
+  ask<R = unknown>(type: string, key: string, msg: ActorMessage, timeoutMs?: number): Promise<R>;
+  ask(
+    actor: string | ActorRef<{ kind: string }, Record<string, unknown>>,
+    key: string,
+    msg: ActorMessage,
+    timeoutMs = this.opts.defaultTimeoutMs,
+  ): Promise<unknown> {
+    const type = typeof actor === 'string' ? actor : actor.type;
     if (this.closed) {
       return Promise.reject(new AppError('SHUTTING_DOWN', 'this gateway is shutting down', undefined, true));
     }
@@ -91,7 +109,7 @@ export class ActorClient {
       return Promise.reject(new AppError('OVERLOADED', 'too many requests in flight; retry later', undefined, true));
     }
     const corr = this.corrPrefix + (++this.corrSeq).toString(36);
-    const reply = new Promise<R>((resolve, reject) => {
+    const reply = new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!this.waiters.delete(corr)) return;
         this.metrics.asksTimedOut.inc({ type });
@@ -104,7 +122,7 @@ export class ActorClient {
           ),
         );
       }, timeoutMs);
-      this.waiters.set(corr, { resolve: resolve as (v: unknown) => void, reject, timer, type });
+      this.waiters.set(corr, { resolve, reject, timer, type });
     });
     this.post(type, key, msg, this.stream, corr).catch((err: unknown) => {
       const w = this.waiters.get(corr);

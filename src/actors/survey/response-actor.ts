@@ -4,6 +4,7 @@ import { canonicalJson } from '../../ledger/canonical.js';
 import { ledgerEntry } from '../ledger-effect.js';
 import { z } from 'zod';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
+import { actorRef } from '../runtime/actor-ref.js';
 
 /**
  * One actor per (survey, household): a household answers a survey once. The gateway validates
@@ -109,3 +110,8 @@ export const responseActor: ActorDefinition<SurveyResponse, ResponseMessage> = {
   persistence: { mode: 'commit-before-reply' },
   decide: decideResponse,
 };
+
+/** What callers address: each kind of survey-response message, and what it answers. */
+export const surveyResponseRef = actorRef<ResponseMessage, { submit: SurveyResponse; verify: SurveyResponse }>(
+  'survey-response',
+);

@@ -2,6 +2,7 @@ import { ledgerEntry } from '../ledger-effect.js';
 import { z } from 'zod';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
 import type { SurveyTemplate, SurveyType } from './template.js';
+import { actorRef } from '../runtime/actor-ref.js';
 
 /** A survey campaign: created once (a retry with the same request id gets the same answer). */
 export const surveyMessages = z.discriminatedUnion('kind', [
@@ -72,3 +73,6 @@ export const surveyActor: ActorDefinition<SurveyState, SurveyMessage> = {
   persistence: { mode: 'commit-before-reply' },
   decide: decideSurvey,
 };
+
+/** What callers address: each kind of survey message, and what it answers. */
+export const surveyRef = actorRef<SurveyMessage, { create: SurveyState; get: SurveyState }>('survey');

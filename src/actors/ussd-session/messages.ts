@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { actorRef } from '../runtime/actor-ref.js';
+import type { HopReply } from './state.js';
 
 const audience = z.enum(['household', 'supplier', 'unregistered']);
 
@@ -33,3 +35,6 @@ export const ussdMessages = z.discriminatedUnion('kind', [
 ]);
 
 export type UssdMessage = z.infer<typeof ussdMessages>;
+
+/** What callers address: each kind of USSD-session message, and what it answers (the next screen). */
+export const ussdRef = actorRef<UssdMessage, { hop: HopReply; resolve: HopReply }>('ussd');

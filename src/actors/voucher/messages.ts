@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { actorRef } from '../runtime/actor-ref.js';
 
 const micro = z.number().int().positive().max(1e15);
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
@@ -74,3 +75,14 @@ export interface VoucherState {
 
 /** Redemptions remembered for retries: covers a retry made within that many later redemptions. */
 export const RECENT_REDEMPTIONS = 256;
+
+/** What callers address: each kind of voucher message, and what it answers. */
+export const voucherRef = actorRef<
+  VoucherMessage,
+  {
+    issue: Omit<VoucherState, 'recent' | 'redemptionCount' | 'issueRequestId'>;
+    redeem: Redemption;
+    revoke: VoucherState;
+    get: VoucherState;
+  }
+>('voucher');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { claimView, type ClaimState } from '../../actors/claim/claim.js';
+import { claimView } from '../../actors/claim/claim.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import { AppError } from '../../errors/index.js';
 import type { ClaimReads } from './claim-reads.js';
@@ -13,6 +13,7 @@ import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from '../auth/guard.js';
 import { did, resourceId } from '../registries/schemas.js';
 import { requestIdOf } from '../http/operation-id.js';
+import { claimRef } from '../../actors/claim/claim.js';
 
 const claimBody = z
   .object({
@@ -89,7 +90,7 @@ export function claimRoutes(g: Guards, d: ClaimDeps): RouteSpec[] {
             `claims for this redemption closed on ${new Date(deadline).toISOString()}`,
           );
         }
-        const claim = await d.client.ask<ClaimState>('claim', redemption.id, {
+        const claim = await d.client.ask(claimRef, redemption.id, {
           kind: 'submit',
           requestId: requestIdOf(ctx, who),
           redemptionId: redemption.id,

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
-import type { ChatSession } from '../../actors/chat-session/messages.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { ModelError, modelFailure } from './agent/model-error.js';
@@ -20,6 +19,7 @@ import type { RouteSpec } from '../http/router.js';
 import { abortBody, sendMessageBody } from './message-dto.js';
 import { turnStream, type TurnStreamDeps } from './turn-stream.js';
 import { ucanGuarded, type OracleAuth } from './oracle-auth.js';
+import { chatRef } from '../../actors/chat-session/messages.js';
 
 const sessionParams = z.object({ sessionId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'is not a session id') });
 
@@ -37,8 +37,7 @@ export interface MessageDeps extends TurnDeps, TurnStreamDeps {
 
 /** Spec 001 messages: send (JSON or SSE), list, abort — the session's owner only. */
 export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): RouteSpec[] {
-  const owned = (sessionId: string, did: string) =>
-    d.client.ask<ChatSession>('chat', sessionId, { kind: 'get', ownerDid: did });
+  const owned = (sessionId: string, did: string) => d.client.ask(chatRef, sessionId, { kind: 'get', ownerDid: did });
   return [
     {
       method: 'POST',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { SESSION_DELETED, sessionView, type ChatSession } from '../../actors/chat-session/messages.js';
+import { SESSION_DELETED, sessionView } from '../../actors/chat-session/messages.js';
 import { isAppError } from '../../errors/index.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { ChatReads } from './chat-reads.js';
@@ -8,6 +8,7 @@ import { parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { ucanGuarded, type OracleAuth } from './oracle-auth.js';
+import { chatRef } from '../../actors/chat-session/messages.js';
 
 /** `limit` (default 20, at most 100) and `offset` (default 0), as the wire reference and spec say. */
 const sessionQuery = z
@@ -36,7 +37,7 @@ export function sessionRoutes(
       path: '/sessions',
       doc: { summary: 'Create a chat session (UCAN)', tag: 'oracle', responses: { 201: 'The session record' } },
       handler: ucanGuarded(auth, async (_ctx, who) => {
-        const session = await d.client.ask<ChatSession>('chat', randomUUID(), {
+        const session = await d.client.ask(chatRef, randomUUID(), {
           kind: 'create',
           ownerDid: who.did,
           oracleName: d.oracle.name,
@@ -74,7 +75,7 @@ export function sessionRoutes(
         // As the reference runtime: a delete of a session that is not (or no longer) the caller's
         // answers the same, so a retried or doubled delete is not an error. Nothing of another
         // DID's session is touched, and the answer tells nothing about it.
-        await d.client.ask('chat', sessionId, { kind: 'delete', ownerDid: who.did }).catch((err: unknown) => {
+        await d.client.ask(chatRef, sessionId, { kind: 'delete', ownerDid: who.did }).catch((err: unknown) => {
           if (!(isAppError(err) && err.code === 'CHAT_SESSION_NOT_FOUND')) throw err;
         });
         return json(200, { message: SESSION_DELETED });

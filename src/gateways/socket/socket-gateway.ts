@@ -18,6 +18,7 @@ import {
   type ServerEvent,
   type ServerPayload,
 } from './events.js';
+import { chatRef } from '../../actors/chat-session/messages.js';
 
 export interface SocketDeps {
   app: TemplatedApp;
@@ -83,7 +84,7 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
       const result = await d.auth.authenticateHandshake(auth);
       if (!result.ok) return next(new Error(result.message));
       // The session must be the caller's (another user's is "not found", like over HTTP).
-      await d.client.ask('chat', sessionId, { kind: 'get', ownerDid: result.did });
+      await d.client.ask(chatRef, sessionId, { kind: 'get', ownerDid: result.did });
       const data = socket.data as SocketData;
       data.did = result.did;
       data.sessionId = sessionId;

@@ -17,6 +17,8 @@ import { guarded, type Guards } from '../auth/guard.js';
 import { pageQuery } from '../http/pagination.js';
 import { requestIdOf } from '../http/operation-id.js';
 import { responseCreate, surveyCreate } from './schemas.js';
+import { surveyResponseRef } from '../../actors/survey/response-actor.js';
+import { surveyRef } from '../../actors/survey/survey-actor.js';
 
 export interface SurveyDeps {
   client: ActorClient;
@@ -70,7 +72,7 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
         const requestId = requestIdOf(ctx, who);
         // Derived from the request id: a retry with the same Idempotency-Key reaches the same survey.
         const id = `srv_${shortHash(requestId)}`;
-        const created = await d.client.ask<SurveyState>('survey', id, {
+        const created = await d.client.ask(surveyRef, id, {
           kind: 'create',
           requestId,
           survey: {
@@ -149,7 +151,7 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
           throw new AppError('SURVEY_RESPONSE_INVALID', `the answers fail the template ${s.templateId}`, issues);
         }
         const responseId = responseIdFor(s.id, body.householdId);
-        const r = await d.client.ask<SurveyResponse>('survey-response', responseId, {
+        const r = await d.client.ask(surveyResponseRef, responseId, {
           kind: 'submit',
           surveyId: s.id,
           householdId: body.householdId,
@@ -200,7 +202,7 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
         const r = await d.reads.response(ctx.params.responseId ?? '');
         if (!r || r.surveyId !== ctx.params.id)
           throw new AppError('RESPONSE_NOT_FOUND', `no response ${ctx.params.responseId}`);
-        const verified = await d.client.ask<SurveyResponse>('survey-response', r.responseId, {
+        const verified = await d.client.ask(surveyResponseRef, r.responseId, {
           kind: 'verify',
           verifier: who.did,
         });

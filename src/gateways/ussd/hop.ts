@@ -1,6 +1,5 @@
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import { t, DEFAULT_LANGUAGE } from '../../actors/ussd-session/catalog/index.js';
-import type { HopReply } from '../../actors/ussd-session/index.js';
 import type { Logger } from '../../log.js';
 import type { LiveSessions } from './live-sessions.js';
 import type { PhoneDirectory } from './phone-directory.js';
@@ -9,6 +8,7 @@ import type { PhoneLanguage } from './phone-language.js';
 import type { PhoneRateLimit } from './rate-limit.js';
 import { carryOut, type WorkDeps } from './work-orders.js';
 import type { UssdRequest } from './request.js';
+import { ussdRef } from '../../actors/ussd-session/messages.js';
 
 /**
  * Work orders carried out within one request at most: a flow needs one or two, a dial-through
@@ -51,7 +51,7 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
       owner.did ? d.pins.isSet(req.phoneNumber, owner.did) : false,
       d.languages.of(req.phoneNumber),
     ]);
-    let reply = await d.client.ask<HopReply>('ussd', req.sessionId, {
+    let reply = await d.client.ask(ussdRef, req.sessionId, {
       kind: 'hop',
       sealedText: d.seal(req.text),
       phoneNumber: req.phoneNumber,
@@ -63,7 +63,7 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
     for (let i = 0; reply.kind === 'work' && i < MAX_ORDERS; i++) {
       const order = { id: reply.intentId, intent: reply.intent };
       const result = await carryOut(d.work, order, req.phoneNumber, owner);
-      reply = await d.client.ask<HopReply>('ussd', req.sessionId, {
+      reply = await d.client.ask(ussdRef, req.sessionId, {
         kind: 'resolve',
         intentId: reply.intentId,
         result,

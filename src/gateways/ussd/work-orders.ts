@@ -19,6 +19,7 @@ import { approvedProducts } from '../vouchers/product-reads.js';
 import type { VoucherPlans } from '../vouchers/product-rule.js';
 import type { SurveyReads } from '../surveys/survey-reads.js';
 import { checkRedeemer, redeem as redeemVoucher } from '../vouchers/redeem.js';
+import { surveyResponseRef } from '../../actors/survey/response-actor.js';
 
 export interface WorkDeps {
   sql: Sql;
@@ -111,7 +112,7 @@ async function submitSurvey(
   const issues = checkAnswers(survey.template, intent.answers);
   if (issues.length > 0) return { ok: false, reason: `${issues.length} answer(s) do not fit the survey` };
   try {
-    await d.client.ask('survey-response', responseIdFor(survey.id, owner.did), {
+    await d.client.ask(surveyResponseRef, responseIdFor(survey.id, owner.did), {
       kind: 'submit',
       surveyId: survey.id,
       householdId: owner.did,

@@ -4,6 +4,7 @@ import { AppError } from '../../errors/index.js';
 import type { Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
 import { checkProductApproved, checkProductInPlan, type ProductRuleDeps } from './product-rule.js';
+import { voucherRef } from '../../actors/voucher/messages.js';
 
 /** What a redemption is checked against, over HTTP and USSD alike. */
 export interface RedeemDeps extends ProductRuleDeps {
@@ -38,7 +39,7 @@ export async function checkRedeemer(d: RedeemDeps, supplierDid: string, productI
  */
 export async function redeem(d: RedeemDeps, r: RedeemRequest): Promise<Redemption> {
   await checkProductInPlan(d, r.voucherId, r.productId);
-  return d.client.ask<Redemption>('voucher', r.voucherId, {
+  return d.client.ask(voucherRef, r.voucherId, {
     kind: 'redeem',
     requestId: r.requestId,
     supplierDid: r.supplierDid,

@@ -16,6 +16,7 @@ import { requestIdOf } from '../http/operation-id.js';
 import { checkDates, issueBody, redeemBody, revokeBody, voucherListQuery } from './schemas.js';
 import type { VoucherPlans } from './product-rule.js';
 import { checkRedeemer, redeem } from './redeem.js';
+import { voucherRef } from '../../actors/voucher/messages.js';
 
 export interface VoucherDeps {
   client: ActorClient;
@@ -64,7 +65,7 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
             verifiedReduction: certificate.verifiedReduction,
           });
         }
-        const voucher = await d.client.ask<VoucherState>('voucher', voucherIdFor(certificate.id), {
+        const voucher = await d.client.ask(voucherRef, voucherIdFor(certificate.id), {
           kind: 'issue',
           requestId: requestIdOf(ctx, who),
           recipientDid: body.recipientDid,
@@ -124,7 +125,7 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
       },
       handler: guarded(g, ['implementer', 'admin'], async (ctx) => {
         const body = await jsonBody(ctx, revokeBody);
-        const v = await d.client.ask<VoucherState>('voucher', ctx.params.id ?? '', { kind: 'revoke', ...body });
+        const v = await d.client.ask(voucherRef, ctx.params.id ?? '', { kind: 'revoke', ...body });
         return json(200, voucherView(v, d.clock()));
       }),
     },

@@ -10,6 +10,7 @@ import { askBrowser, runAction, type ClientCallDeps } from './client-calls.js';
 import { failureOf, ModelError } from './model-error.js';
 import { toolOutputText } from './tool-output.js';
 import type { History } from './history.js';
+import { chatRef } from '../../../actors/chat-session/messages.js';
 
 export interface TurnDeps extends ClientCallDeps {
   /** Follows the session's stream for the client's answers to browser tools and actions. */
@@ -67,7 +68,7 @@ export async function runTurn(
     });
     // Read before the new message joins the transcript: the model gets it once, as the new one.
     const history = await d.history(t.sessionId);
-    await d.client.ask('chat', t.sessionId, {
+    await d.client.ask(chatRef, t.sessionId, {
       kind: 'append',
       ownerDid: t.did,
       messages: [{ id: randomUUID(), type: 'human', content: t.message, requestId: t.requestId }],
@@ -110,7 +111,7 @@ export async function runTurn(
           ),
       },
     );
-    await d.client.ask('chat', t.sessionId, {
+    await d.client.ask(chatRef, t.sessionId, {
       kind: 'append',
       ownerDid: t.did,
       messages: [{ id, type: 'ai', content: result.content, requestId: t.requestId, toolCalls: result.toolCalls }],
