@@ -1,0 +1,88 @@
+import { FencedError, fenceKey, type BatchCommit, type SnapshotStore, type Slot } from '../actors/runtime/ports.js';
+
+/**
+ * The runtime's `SnapshotStore` in memory: the same rules as the PostgreSQL store (fenced
+ * owners, snapshots that only advance, a commit that writes all or nothing), for unit tests that
+ * run the runtime's logic with no services. It passes the same conformance suite
+ * (test/support/snapshot-store-suite.ts). Not for deployments: nothing survives the process.
+ */
+export class MemorySnapshotStore implements SnapshotStore {
+  private readonly snapshots = new Map<string, Slot & { epoch: number }>();
+  private readonly fences = new Map<string, { epoch: number; owner: string }>();
+  /** Outbox rows and records written, by their unique keys (as the tables' conflict targets). */
+  readonly outbox = new Map<string, { type: string; topic: string; payload: unknown }>();
+  readonly records = new Map<string, { type: string; key: string; kind: string; body: unknown }>();
+
+  load(type: string, keys: readonly string[]): Promise<Map<string, Slot>> {
+    const slots = new Map<string, Slot>();
+    for (const key of keys) {
+      const s = this.snapshots.get(`${type}\u0000${key}`);
+      if (s)
+        slots.set(key, {
+          state: s.state === null ? undefined : copy(s.state),
+          version: s.version,
+          lastMsgId: s.lastMsgId,
+        });
+    }
+    return Promise.resolve(slots);
+  }
+
+  takeFence(type: string, partition: number, owner: string): Promise<number> {
+    const epoch = (this.fences.get(fenceKey(type, partition))?.epoch ?? 0) + 1;
+    this.fences.set(fenceKey(type, partition), { epoch, owner });
+    return Promise.resolve(epoch);
+  }
+
+  async commit(batch: BatchCommit): Promise<void> {
+    const held = await this.commitMany([batch]);
+    if (!held.has(fenceKey(batch.type, batch.partition))) {
+      throw new FencedError(`partition ${batch.type}/${batch.partition} is no longer fenced at epoch ${batch.epoch}`);
+    }
+  }
+
+  commitMany(batches: readonly BatchCommit[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    for (const b of batches) {
+      if (this.fences.get(fenceKey(b.type, b.partition))?.epoch === b.epoch) held.add(fenceKey(b.type, b.partition));
+    }
+    const writing = batches.filter((b) => held.has(fenceKey(b.type, b.partition)));
+    // All or nothing, as the one statement of the PostgreSQL store: a snapshot that does not
+    // advance (written by another owner) aborts the whole commit.
+    for (const b of writing) {
+      for (const [key, slot] of b.dirty) {
+        const now = this.snapshots.get(`${b.type}\u0000${key}`);
+        // actor_snapshots.state is NOT NULL: an actor's state is never stored as absent.
+        if (slot.state === undefined || slot.state === null) {
+          return Promise.reject(new Error(`a snapshot of ${b.type}/${key} has no state`));
+        }
+        if (now && (now.epoch > b.epoch || now.version >= slot.version)) {
+          return Promise.reject(new FencedError('hearth commit aborted: a snapshot did not advance'));
+        }
+      }
+    }
+    for (const b of writing) {
+      for (const [key, slot] of b.dirty) {
+        this.snapshots.set(`${b.type}\u0000${key}`, {
+          state: copy(slot.state),
+          version: slot.version,
+          lastMsgId: slot.lastMsgId,
+          epoch: b.epoch,
+        });
+      }
+      for (const o of b.outbox) {
+        const id = `${b.type}\u0000${o.key}\u0000${o.msgId}\u0000${o.seq}`;
+        if (!this.outbox.has(id)) this.outbox.set(id, { type: b.type, topic: o.topic, payload: copy(o.payload) });
+      }
+      for (const r of b.records ?? []) {
+        const id = `${b.type}\u0000${r.kind}\u0000${r.id}`;
+        if (!this.records.has(id)) this.records.set(id, { type: b.type, key: r.key, kind: r.kind, body: copy(r.body) });
+      }
+    }
+    return Promise.resolve(held);
+  }
+}
+
+/** As JSONB would keep it: a copy, so a caller's later change of its object changes nothing stored. */
+function copy(value: unknown): unknown {
+  return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown);
+}
