@@ -19,7 +19,7 @@ function counting(store: SnapshotStore): SnapshotStore & { statements: number } 
     counted.statements++;
     return store.commitMany(batches);
   };
-  return counted as SnapshotStore & { statements: number };
+  return counted;
 }
 
 describe('GroupCommitter (in memory)', () => {
