@@ -10,11 +10,14 @@ function repositoryFiles(): string[] {
 }
 
 describe('the documentation lives in the repository', () => {
-  it('points nowhere outside it (no ../shared, no DESIGN.md of another tree)', () => {
+  // Spelled in parts, so that this file does not name what it looks for.
+  const outside = ['..', 'shared'].join('/');
+  const design = new RegExp(`\\b${['DESIGN', 'md'].join('\\.')}\\b`);
+
+  it('points nowhere outside it (not to the specs tree beside it, nor its design document)', () => {
     const pointing = repositoryFiles().filter((f) => {
-      if (f === 'test/unit/docs-in-repository.test.ts') return false;
       const text = readFileSync(f, 'utf8');
-      return text.includes('../shared') || /\bDESIGN\.md\b/.test(text);
+      return text.includes(outside) || design.test(text);
     });
     expect(pointing).toEqual([]);
   });

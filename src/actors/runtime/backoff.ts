@@ -1,3 +1,5 @@
+import type { OutageSignal } from './ports.js';
+
 /** Exponential back-off with full jitter, for loops that must survive connection loss. */
 export class Backoff {
   private attempt = 0;
@@ -34,4 +36,18 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/**
+ * A back-off that ends early when the store it waits out is back (its watch sees the return
+ * within a second): the work that failed is retried at once, not at the end of a long delay.
+ */
+export async function sleepUnlessBack(ms: number, store: OutageSignal | undefined): Promise<void> {
+  const back = new AbortController();
+  const unsubscribe = store?.onChange((down) => down === undefined && back.abort());
+  try {
+    await sleep(ms, back.signal);
+  } finally {
+    unsubscribe?.();
+  }
 }

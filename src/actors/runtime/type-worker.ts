@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import type { BatchCommit, OutageSignal, SnapshotStore } from './ports.js';
-import { Backoff, sleep } from './backoff.js';
+import { Backoff, sleep, sleepUnlessBack } from './backoff.js';
 import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
 import { readRound, topUpAfter } from './read-top-up.js';
@@ -213,21 +213,8 @@ export class TypeWorker {
       o.unflushed = [];
       o.cursor = '0';
     }
-    await this.waitToRetry(delay);
-  }
-
-  /**
-   * The back-off after a failed round, cut short when PostgreSQL comes back: the watch sees its
-   * return within a second, and the asks waiting since then should not wait out a 5 s back-off.
-   */
-  private async waitToRetry(delay: number): Promise<void> {
-    const back = new AbortController();
-    const unsubscribe = this.d.database?.onChange((down) => down === undefined && back.abort());
-    try {
-      await sleep(delay, back.signal);
-    } finally {
-      unsubscribe?.();
-    }
+    // Cut short when PostgreSQL comes back: the asks waiting since should not wait out 5 s.
+    await sleepUnlessBack(delay, this.d.database);
   }
 
   private async settleReleases(): Promise<void> {
