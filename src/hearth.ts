@@ -30,7 +30,6 @@ import { migrate } from './store/migrate.js';
 import { createPgSnapshotStore } from './store/snapshot-store.js';
 import { LedgerReads } from './ledger/ledger-reads.js';
 import { startLedger } from './ledger/start-ledger.js';
-import { UssdSessionJanitor } from './gateways/ussd/session-janitor.js';
 
 export interface Hearth {
   /** The bound HTTP port. */
@@ -140,9 +139,6 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         clock: opts.clock ?? (() => new Date()),
       });
       cleanups.push(() => ledger.close());
-      const janitor = new UssdSessionJanitor(sql, log.child({ role: 'worker' }), opts.clock ?? (() => new Date()));
-      janitor.start();
-      cleanups.push(() => janitor.close());
     }
 
     let client: ActorClient | undefined;

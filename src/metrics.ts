@@ -12,6 +12,7 @@ export interface Metrics {
   readonly redeliveriesSkipped: Counter<'type'>;
   readonly mailboxLag: Gauge<'type' | 'partition'>;
   readonly partitionsOwned: Gauge<'type'>;
+  readonly actorsRetired: Counter<'type'>;
 }
 
 export function createMetrics(): Metrics {
@@ -73,6 +74,12 @@ export function createMetrics(): Metrics {
     partitionsOwned: new Gauge({
       name: 'hearth_partitions_owned',
       help: 'Partitions this worker owns',
+      labelNames: ['type'],
+      registers,
+    }),
+    actorsRetired: new Counter({
+      name: 'hearth_actors_retired_total',
+      help: 'Idle actors retired by their retention policy (snapshot deleted through the fence)',
       labelNames: ['type'],
       registers,
     }),

@@ -1,4 +1,12 @@
-import { FencedError, fenceKey, type BatchCommit, type SnapshotStore, type Slot } from '../actors/runtime/ports.js';
+import { partitionOf } from '../actors/runtime/keys.js';
+import {
+  FencedError,
+  fenceKey,
+  type BatchCommit,
+  type IdleRetirement,
+  type SnapshotStore,
+  type Slot,
+} from '../actors/runtime/ports.js';
 
 /**
  * The runtime's `SnapshotStore` in memory: the same rules as the PostgreSQL store (fenced
@@ -7,11 +15,16 @@ import { FencedError, fenceKey, type BatchCommit, type SnapshotStore, type Slot 
  * (test/support/snapshot-store-suite.ts). Not for deployments: nothing survives the process.
  */
 export class MemorySnapshotStore implements SnapshotStore {
-  private readonly snapshots = new Map<string, Slot & { epoch: number }>();
+  private readonly snapshots = new Map<string, Slot & { epoch: number; updatedAt: number }>();
   private readonly fences = new Map<string, { epoch: number; owner: string }>();
   /** Outbox rows and records written, by their unique keys (as the tables' conflict targets). */
   readonly outbox = new Map<string, { type: string; topic: string; payload: unknown }>();
   readonly records = new Map<string, { type: string; key: string; kind: string; body: unknown }>();
+  /** Read model rows, by table and actor key. */
+  readonly views = new Map<string, Map<string, Record<string, unknown>>>();
+
+  /** `now`: the store's clock, which stamps each snapshot written (as PostgreSQL's now()). */
+  constructor(private readonly now: () => number = Date.now) {}
 
   load(type: string, keys: readonly string[]): Promise<Map<string, Slot>> {
     const slots = new Map<string, Slot>();
@@ -67,7 +80,16 @@ export class MemorySnapshotStore implements SnapshotStore {
           version: slot.version,
           lastMsgId: slot.lastMsgId,
           epoch: b.epoch,
+          updatedAt: this.now(),
         });
+      }
+      if (b.view) {
+        const table = this.views.get(b.view.table) ?? new Map<string, Record<string, unknown>>();
+        this.views.set(b.view.table, table);
+        for (const v of b.view.rows) {
+          if (v.row) table.set(v.key, copy(v.row) as Record<string, unknown>);
+          else table.delete(v.key);
+        }
       }
       for (const o of b.outbox) {
         const id = `${b.type}\u0000${o.key}\u0000${o.msgId}\u0000${o.seq}`;
@@ -79,6 +101,22 @@ export class MemorySnapshotStore implements SnapshotStore {
       }
     }
     return Promise.resolve(held);
+  }
+
+  retireIdle(r: IdleRetirement): Promise<string[]> {
+    const held = [...r.owned].filter(([p, epoch]) => this.fences.get(fenceKey(r.type, p))?.epoch === epoch);
+    const partitions = new Set(held.map(([p]) => p));
+    const gone: string[] = [];
+    for (const [id, s] of this.snapshots) {
+      if (gone.length >= r.limit) break;
+      const [type, key = ''] = id.split('\u0000');
+      if (type !== r.type || s.updatedAt >= r.idleBefore.getTime()) continue;
+      if (!partitions.has(partitionOf(key, r.partitions))) continue;
+      this.snapshots.delete(id);
+      if (r.viewTable) this.views.get(r.viewTable)?.delete(key);
+      gone.push(key);
+    }
+    return Promise.resolve(gone);
   }
 }
 

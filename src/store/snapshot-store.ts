@@ -1,5 +1,7 @@
 import { FencedError, fenceKey, type BatchCommit, type SnapshotStore, type Slot } from '../actors/runtime/ports.js';
 import type { Sql } from './db.js';
+import { retireIdle } from './retire-idle.js';
+import { viewDocuments, viewWrites } from './view-writes.js';
 
 interface SnapshotRow {
   key: string;
@@ -56,6 +58,7 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
       const held = new Set<string>();
       if (batches.length === 0) return held;
       const doc = storable(() => commitDocument(batches));
+      const views = storable(() => viewDocuments(batches));
       // One statement, so one round trip and an implicit transaction. Each batch's fence row is
       // read FOR SHARE (a new owner's takeFence waits for it) and only batches whose epoch still
       // holds are written. A snapshot that does not advance aborts the whole statement.
@@ -99,7 +102,7 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
           JOIN fence f ON f.type = x.type AND f.partition = x.partition
           ON CONFLICT (actor_type, kind, record_id) DO NOTHING
           RETURNING 1
-        )
+        ) ${viewWrites(sql, views)}
         SELECT (SELECT json_agg(json_build_object('type', type, 'partition', partition)) FROM fence) AS held,
                CASE WHEN (SELECT count(*) FROM snap) <> (SELECT count(*) FROM input)
                     THEN hearth_abort('a snapshot did not advance (written by another owner)') END AS guard,
@@ -111,6 +114,8 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
       for (const h of result?.held ?? []) held.add(fenceKey(h.type, h.partition));
       return held;
     },
+
+    retireIdle: (r) => retireIdle(sql, r),
   };
 }
 

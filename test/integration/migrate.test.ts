@@ -28,6 +28,8 @@ describe('migrations', () => {
       'actor_snapshots',
       'api_keys',
       'certificates',
+      'chat_views',
+      'claim_views',
       'households',
       'idempotency_keys',
       'ledger_blocks',
@@ -40,8 +42,11 @@ describe('migrations', () => {
       'products',
       'schema_migrations',
       'suppliers',
+      'survey_response_views',
+      'survey_views',
       'ussd_pins',
       'ussd_preferences',
+      'voucher_views',
     ]);
   });
 

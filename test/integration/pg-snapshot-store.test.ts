@@ -1,4 +1,5 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fnv1a, partitionOf } from '../../src/actors/runtime/keys.js';
 import { createPgSnapshotStore } from '../../src/store/snapshot-store.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { snapshotStoreSuite } from '../support/snapshot-store-suite.js';
@@ -6,9 +7,44 @@ import { snapshotStoreSuite } from '../support/snapshot-store-suite.js';
 let env: Isolated;
 beforeAll(async () => {
   env = await isolated();
+  await env.sql`CREATE TABLE suite_views (key text PRIMARY KEY, label text, n integer)`;
 });
 afterAll(async () => {
   await env.cleanup();
 });
 
-snapshotStoreSuite('PostgreSQL', () => createPgSnapshotStore(env.sql));
+snapshotStoreSuite(
+  'PostgreSQL',
+  () => createPgSnapshotStore(env.sql),
+  () => ({
+    table: 'suite_views',
+    read: async (key) => {
+      const [row] = await env.sql<{ label: string | null; n: number | null }[]>`
+        SELECT label, n FROM suite_views WHERE key = ${key}`;
+      return row ? { label: row.label, n: row.n } : undefined;
+    },
+  }),
+);
+
+describe('hearth_partition (SQL)', () => {
+  it('places every key in the partition the runtime places it in, Unicode included', async () => {
+    const keys = [
+      '',
+      'a',
+      'vch_0123456789abcdef0123456789',
+      'ATUid_0f9e8d7c6b5a',
+      'chat:did:key:z6Mk…',
+      'ñandú-ü',
+      '😀 emoji, outside the BMP 𝄞',
+      ...Array.from({ length: 200 }, (_, i) => `k${i}:${(i * 7919).toString(36)}`),
+    ];
+    const rows = await env.sql<{ key: string; h: string; p: number }[]>`
+      SELECT k AS key, hearth_fnv1a(k) AS h, hearth_partition(k, 16) AS p
+      FROM unnest(${env.sql.array(keys)}::text[]) AS k`;
+    expect(rows.length).toBe(keys.length);
+    for (const r of rows) {
+      expect({ key: r.key, h: Number(r.h) }).toEqual({ key: r.key, h: fnv1a(r.key) });
+      expect(r.p).toBe(partitionOf(r.key, 16));
+    }
+  });
+});

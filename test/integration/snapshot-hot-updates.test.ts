@@ -61,31 +61,4 @@ describe('snapshot commits', () => {
     });
     expect(await hotUpdatesOf('voucher', 'v-hot', voucher)).toBe(20);
   });
-
-  it('keep the looked-up values in step with the state', async () => {
-    const store = createPgSnapshotStore(env.sql);
-    const epoch = await store.takeFence('voucher', 1, 'hot-test');
-    const slot = (version: number, recipientDid: string): Slot => ({
-      state: { id: 'v-moved', recipientDid, emissionCertificateId: 'cert-a' },
-      version,
-      lastMsgId: `${version}-0`,
-    });
-    for (const [version, did] of [
-      [1, 'did:ixo:first'],
-      [2, 'did:ixo:second'],
-    ] as const) {
-      await store.commit({
-        type: 'voucher',
-        partition: 1,
-        epoch,
-        dirty: new Map([['v-moved', slot(version, did)]]),
-        outbox: [],
-      });
-    }
-    const rows = await env.sql<
-      { voucher_recipient: string | null; voucher_certificate: string | null; claim_id: string | null }[]
-    >`
-      SELECT voucher_recipient, voucher_certificate, claim_id FROM actor_snapshots WHERE type = 'voucher' AND key = 'v-moved'`;
-    expect(rows).toEqual([{ voucher_recipient: 'did:ixo:second', voucher_certificate: 'cert-a', claim_id: null }]);
-  });
 });

@@ -31,6 +31,7 @@ export async function startRuntime(
     metrics?: Metrics;
     /** The pool its snapshots go through (default the test file's own). */
     sql?: Sql;
+    clock?: () => Date;
   } = {},
 ): Promise<Runtime> {
   const redis = await connectRedis(createRedis(env.redisUrl, 'test-worker', { log: env.log }), env.redisUrl);
@@ -45,6 +46,7 @@ export async function startRuntime(
     // The runtime tests run the diagnostic actors only: 4 echo + 4 counter partitions.
     actors: opts.actors ?? [echoActor, counterActor],
     options: { ...testRuntimeOptions, ...opts.options },
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   await runtime.start();
   const close = runtime.close.bind(runtime);

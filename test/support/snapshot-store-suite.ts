@@ -1,12 +1,26 @@
 import { describe, expect, it } from 'vitest';
+import { partitionOf } from '../../src/actors/runtime/keys.js';
 import { FencedError, type BatchCommit, type SnapshotStore } from '../../src/actors/runtime/ports.js';
+
+/**
+ * A read model table for the suite: `key` plus a text column `label` and an integer `n` (the
+ * PostgreSQL test creates it), and how to read a row back.
+ */
+export interface SuiteViews {
+  table: string;
+  read: (key: string) => Promise<{ label: string | null; n: number | null } | undefined>;
+}
 
 /**
  * The rules every SnapshotStore keeps, run against each adapter (PostgreSQL, memory): a store
  * that passes can carry the runtime. `make` gives a fresh store; `type` names an actor type no
  * other test of the store uses.
  */
-export function snapshotStoreSuite(name: string, make: () => Promise<SnapshotStore> | SnapshotStore): void {
+export function snapshotStoreSuite(
+  name: string,
+  make: () => Promise<SnapshotStore> | SnapshotStore,
+  views: () => SuiteViews,
+): void {
   describe(`SnapshotStore conformance: ${name}`, () => {
     let n = 0;
     const fresh = async () => ({ store: await make(), type: `conf-${Date.now().toString(36)}-${++n}` });
@@ -88,6 +102,99 @@ export function snapshotStoreSuite(name: string, make: () => Promise<SnapshotSto
       const loaded = await store.load(type, ['a', 'b']);
       expect(loaded.get('a')).toEqual({ state: { v: 1 }, version: 1, lastMsgId: '1-0' });
       expect(loaded.has('b')).toBe(false);
+    });
+
+    const withView = (
+      b: BatchCommit,
+      rows: Array<[string, { label: string; n: number } | undefined]>,
+    ): BatchCommit => ({
+      ...b,
+      view: { table: views().table, columns: ['label', 'n'], rows: rows.map(([key, row]) => ({ key, row })) },
+    });
+
+    it('writes read model rows with their snapshots, deletes a row given as none, and writes none when fenced', async () => {
+      const { store, type } = await fresh();
+      const { read } = views();
+      const first = await store.takeFence(type, 0, 'w1');
+      const [a, b] = [`${type}-a`, `${type}-b`];
+      await store.commit(
+        withView(
+          batch(type, first, [
+            [a, 1, 'x'],
+            [b, 1, 'y'],
+          ]),
+          [
+            [a, { label: 'one', n: 1 }],
+            [b, { label: 'two', n: 2 }],
+          ],
+        ),
+      );
+      expect(await read(a)).toEqual({ label: 'one', n: 1 });
+      await store.commit(
+        withView(
+          batch(type, first, [
+            [a, 2, 'x2'],
+            [b, 2, 'y2'],
+          ]),
+          [
+            [a, { label: 'uno', n: 11 }],
+            [b, undefined],
+          ],
+        ),
+      );
+      expect(await read(a)).toEqual({ label: 'uno', n: 11 });
+      expect(await read(b)).toBeUndefined();
+      await store.takeFence(type, 0, 'w2');
+      await expect(
+        store.commit(withView(batch(type, first, [[a, 3, 'x3']]), [[a, { label: 'stale', n: 0 }]])),
+      ).rejects.toBeInstanceOf(FencedError);
+      expect(await read(a)).toEqual({ label: 'uno', n: 11 });
+    });
+
+    it('retires idle snapshots of owned partitions whose epoch holds, with their read model rows, and nothing else', async () => {
+      const { store, type } = await fresh();
+      const { read, table } = views();
+      // Keys of partition 0 and partition 1 of 2.
+      const keys = Array.from({ length: 12 }, (_, i) => `${type}-k${i}`);
+      const inP = (p: number) => keys.filter((k) => partitionOf(k, 2) === p);
+      const [p0, p1] = [inP(0), inP(1)];
+      expect(p0.length).toBeGreaterThan(0);
+      expect(p1.length).toBeGreaterThan(0);
+      const e0 = await store.takeFence(type, 0, 'w1');
+      const e1 = await store.takeFence(type, 1, 'w1');
+      for (const [p, e, ks] of [
+        [0, e0, p0],
+        [1, e1, p1],
+      ] as const) {
+        await store.commit({
+          ...withView(
+            batch(
+              type,
+              e,
+              ks.map((k) => [k, 1, { k }]),
+            ),
+            ks.map((k) => [k, { label: k, n: 1 }]),
+          ),
+          partition: p,
+        });
+      }
+      const later = new Date(Date.now() + 60_000);
+      const earlier = new Date(Date.now() - 60_000);
+      const retire = (owned: Map<number, number>, idleBefore: Date, limit = 100) =>
+        store.retireIdle({ type, partitions: 2, owned, idleBefore, limit, viewTable: table });
+
+      expect(await retire(new Map([[0, e0]]), earlier)).toEqual([]); // written since
+      expect(await retire(new Map([[0, e0 - 1]]), later)).toEqual([]); // an older epoch
+      const gone = await retire(new Map([[0, e0]]), later, p0.length - 1); // bounded
+      expect(gone.length).toBe(p0.length - 1);
+      expect((await retire(new Map([[0, e0]]), later)).length).toBe(1);
+      const left = await store.load(type, keys);
+      expect([...left.keys()].sort()).toEqual([...p1].sort());
+      for (const k of p0) expect(await read(k)).toBeUndefined();
+      for (const k of p1) expect(await read(k)).toEqual({ label: k, n: 1 });
+      // A retired actor may come back: its first snapshot is a new one.
+      await store.commit(batch(type, e0, [[p0[0]!, 1, 'again']]));
+      expect((await store.load(type, [p0[0]!])).get(p0[0]!)?.state).toBe('again');
     });
   });
 }

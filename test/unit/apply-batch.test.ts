@@ -123,4 +123,38 @@ describe('derivedId', () => {
       /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
     );
   });
+
+  it('computes the read model row of each dirty key from its newest state', () => {
+    const viewed: ActorDefinition = {
+      ...counter,
+      view: { table: 'counter_views', columns: ['count'], row: (st) => ({ count: (st as { count: number }).count }) },
+    };
+    const out = applyBatch(
+      viewed,
+      [entry('a', { kind: 'add', by: 1 }), entry('a', { kind: 'add', by: 2 }), entry('b', { kind: 'get' })],
+      new Map(),
+      now,
+    );
+    // `b` was only read: no state, no snapshot, no row.
+    expect([...out.views]).toEqual([['a', { count: 3 }]]);
+  });
+
+  it('fails a message whose read model row throws, as one whose decide throws, keeping the batch', () => {
+    const fragile: ActorDefinition = {
+      ...counter,
+      view: {
+        table: 'counter_views',
+        columns: ['count'],
+        row: (st) => {
+          if ((st as { count: number }).count > 5) throw new Error('no row past five');
+          return { count: (st as { count: number }).count };
+        },
+      },
+    };
+    const bad = entry('a', { kind: 'add', by: 9 });
+    const out = applyBatch(fragile, [bad, entry('b', { kind: 'add', by: 1 })], new Map(), now);
+    expect(out.poison.map((p) => [p.entry.id, p.error])).toEqual([[bad.id, 'no row past five']]);
+    expect([...out.dirty.keys()]).toEqual(['b']);
+    expect([...out.views]).toEqual([['b', { count: 1 }]]);
+  });
 });

@@ -59,4 +59,9 @@ export const chatSessionActor: ActorDefinition<ChatSession, ChatMessage> = {
   messages: chatMessages,
   persistence: { mode: 'commit-before-reply' },
   decide: decideChat,
+  view: {
+    table: 'chat_views',
+    columns: ['owner_did', 'created_at', 'deleted', 'doc'],
+    row: (c) => ({ owner_did: c.ownerDid, created_at: c.createdAt, deleted: c.deleted, doc: c }),
+  },
 };

@@ -69,6 +69,17 @@ export const claimActor: ActorDefinition<ClaimState, ClaimMessage> = {
   messages: claimMessages,
   persistence: { mode: 'commit-before-reply' },
   decide: decideClaim,
+  view: {
+    table: 'claim_views',
+    columns: ['claim_id', 'supplier_did', 'voucher_id', 'created_at', 'doc'],
+    row: (c) => ({
+      claim_id: c.id,
+      supplier_did: c.supplierDid,
+      voucher_id: c.voucherId,
+      created_at: c.createdAt,
+      doc: c,
+    }),
+  },
 };
 
 /** What a client sees of a claim (the request id stays inside). */

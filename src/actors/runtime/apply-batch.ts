@@ -24,12 +24,24 @@ export interface BatchOutcome {
   dirty: Map<string, Slot>;
   outbox: OutboxRow[];
   records: RecordRow[];
+  /** The read model row of each dirty key (only for a type with a read model). */
+  views: Map<string, Record<string, unknown> | undefined>;
   replies: OutgoingReply[];
   /** Messages whose `decide` threw: dead-lettered by the caller (pure code fails the same way again). */
   poison: PoisonMessage[];
   /** Redeliveries of messages already applied: acknowledged, not applied again. */
   duplicates: number;
 }
+
+export const emptyOutcome = (): BatchOutcome => ({
+  dirty: new Map(),
+  outbox: [],
+  records: [],
+  views: new Map(),
+  replies: [],
+  poison: [],
+  duplicates: 0,
+});
 
 /** A UUID-shaped id derived from the message: stable when the same message is applied again. */
 export function derivedId(type: string, key: string, msgId: string, n: number): string {
@@ -53,7 +65,7 @@ export function applyBatch(
   slots: ReadonlyMap<string, Slot>,
   now: Date,
 ): BatchOutcome {
-  const outcome: BatchOutcome = { dirty: new Map(), outbox: [], records: [], replies: [], poison: [], duplicates: 0 };
+  const outcome = emptyOutcome();
   const current = (key: string): Slot => outcome.dirty.get(key) ?? slots.get(key) ?? emptySlot();
 
   for (const entry of entries) {
@@ -84,8 +96,11 @@ export function applyBatch(
     };
     let decision;
     let replyBody: string | undefined;
+    let viewRow: Record<string, unknown> | undefined;
     try {
       decision = def.decide(slot.state, msg.data, ctx);
+      // The read model row is product code too: computed here, a row that throws fails its message.
+      if (def.view && decision.state !== undefined && !decision.rejection) viewRow = def.view.row(decision.state);
       // A reply JSON cannot carry (a BigInt, a cycle) fails this message, not the whole batch.
       if (entry.reply && !decision.rejection) replyBody = JSON.stringify(decision.reply ?? null);
     } catch (err) {
@@ -101,6 +116,7 @@ export function applyBatch(
     // Effects alone also record the message id, so a redelivery cannot emit them twice.
     if (decision.state !== undefined || slot.state !== undefined || effects.length > 0 || records.length > 0) {
       outcome.dirty.set(entry.key, { state: decision.state, version: slot.version + 1, lastMsgId: entry.id });
+      if (def.view) outcome.views.set(entry.key, viewRow);
     }
     for (const r of records)
       outcome.records.push({ key: entry.key, msgId: entry.id, kind: r.kind, id: r.id, body: r.body });

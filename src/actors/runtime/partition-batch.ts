@@ -1,7 +1,14 @@
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import type { SnapshotStore } from './ports.js';
-import { applyBatch, emptySlot, type BatchOutcome, type OutgoingReply, type PoisonMessage } from './apply-batch.js';
+import {
+  applyBatch,
+  emptyOutcome,
+  emptySlot,
+  type BatchOutcome,
+  type OutgoingReply,
+  type PoisonMessage,
+} from './apply-batch.js';
 import { decodeEntry, type MailboxEntry } from './entry-codec.js';
 import type { MailboxOps, RawEntry } from './mailbox-ops.js';
 import { compareStreamIds } from './stream-id.js';
@@ -180,13 +187,14 @@ export function mergeApplied(batches: readonly Applied[]): Applied {
     ids: [],
     entries: [],
     dead: [],
-    outcome: { dirty: new Map(), outbox: [], records: [], replies: [], poison: [], duplicates: 0 },
+    outcome: emptyOutcome(),
   };
   for (const b of batches) {
     merged.ids.push(...b.ids);
     merged.entries.push(...b.entries);
     merged.dead.push(...b.dead);
     for (const [k, s] of b.outcome.dirty) merged.outcome.dirty.set(k, s);
+    for (const [k, v] of b.outcome.views) merged.outcome.views.set(k, v);
     merged.outcome.outbox.push(...b.outcome.outbox);
     merged.outcome.records.push(...b.outcome.records);
     merged.outcome.replies.push(...b.outcome.replies);

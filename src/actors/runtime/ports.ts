@@ -33,6 +33,12 @@ export class FencedError extends Error {
   override readonly name = 'FencedError';
 }
 
+/** An actor's row in its type's read model table; `row` undefined deletes it. */
+export interface ViewRow {
+  key: string;
+  row: Record<string, unknown> | undefined;
+}
+
 export interface BatchCommit {
   type: string;
   partition: number;
@@ -41,6 +47,23 @@ export interface BatchCommit {
   outbox: readonly OutboxRow[];
   /** Append-only records (absent: none). */
   records?: readonly RecordRow[];
+  /** The read model rows of the dirty keys (absent: the type has no read model). */
+  view?: { table: string; columns: readonly string[]; rows: readonly ViewRow[] };
+}
+
+/** Idle actors of the partitions a worker owns, to retire (see RetentionPolicy). */
+export interface IdleRetirement {
+  type: string;
+  /** Partitions of the type, which places a key in one. */
+  partitions: number;
+  /** The owned partitions, with the epoch each is owned at: others' snapshots are never touched. */
+  owned: ReadonlyMap<number, number>;
+  /** Snapshots last written before this are retired. */
+  idleBefore: Date;
+  /** Snapshots retired at most by this call. */
+  limit: number;
+  /** The type's read model table, whose rows of retired actors go too. */
+  viewTable?: string;
 }
 
 /** Where actor state lives between batches. */
@@ -55,6 +78,11 @@ export interface SnapshotStore {
    * returns their `type/partition` keys (a batch with nothing to write always counts as held).
    */
   commitMany(batches: readonly BatchCommit[]): Promise<Set<string>>;
+  /**
+   * Deletes snapshots not written since `idleBefore` from the owned partitions whose epoch still
+   * holds (a snapshot written meanwhile stays); returns the keys deleted.
+   */
+  retireIdle(r: IdleRetirement): Promise<string[]>;
 }
 
 export const fenceKey = (type: string, partition: number): string => `${type}/${partition}`;

@@ -4,6 +4,7 @@ import { FencedError, type BatchCommit } from './ports.js';
 import { MailboxOps } from './mailbox-ops.js';
 import { failedReply, type Applied } from './partition-batch.js';
 import type { SlotCache } from './slot-cache.js';
+import { viewOf } from './read-model.js';
 import type { ActorDefinition } from './types.js';
 
 /** One partition a type worker owns, with what it keeps between rounds. */
@@ -124,6 +125,7 @@ export async function commitThenSettle(
             dirty: a.outcome.dirty,
             outbox: a.outcome.outbox,
             records: a.outcome.records,
+            view: viewOf(d.def.view, a.outcome.views),
           }),
     ),
   );

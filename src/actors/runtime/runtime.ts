@@ -6,7 +6,9 @@ import type { OutageSignal, SnapshotStore } from './ports.js';
 import { ownerOf } from './assignment.js';
 import { Backoff, sleep } from './backoff.js';
 import type { Keys } from './keys.js';
+import { IdleRetirer } from './idle-retirer.js';
 import { Leases } from './leases.js';
+import { checkReadModel } from './read-model.js';
 import { TypeWorker, type TypeWorkerOptions } from './type-worker.js';
 import type { ActorDefinition } from './types.js';
 
@@ -15,6 +17,8 @@ export interface RuntimeOptions extends TypeWorkerOptions {
   partitions: number;
   /** Lease lifetime, ms; leases and membership are renewed every third of it. */
   leaseTtlMs: number;
+  /** Between sweeps for idle actors of types with a retention policy, ms (default 10 minutes). */
+  retireEveryMs?: number;
 }
 
 export interface RuntimeDeps {
@@ -47,6 +51,7 @@ const slotId = (type: string, partition: number): string => `${type}/${partition
  */
 export class Runtime {
   private readonly leases: Leases;
+  private readonly retirer: IdleRetirer;
   private readonly workers = new Map<string, TypeWorker>();
   /** `type/partition` → epoch, for the partitions this worker holds. */
   private readonly owned = new Map<string, number>();
@@ -64,7 +69,20 @@ export class Runtime {
       d.actors.map((a) => a.type),
     );
     const committer = new GroupCommitter(d.commitLanes ?? [d.store, d.store]);
+    this.retirer = new IdleRetirer({
+      store: d.store,
+      log: d.log,
+      clock: d.clock ?? (() => new Date()),
+      actors: d.actors,
+      partitions: d.options.partitions,
+      owned: (type) => this.ownedOf(type),
+      forget: (type, keys) => this.workers.get(type)?.forget(keys),
+      everyMs: d.options.retireEveryMs ?? 10 * 60_000,
+      batch: 5_000,
+      onRetired: (type, n) => d.metrics.actorsRetired.inc({ type }, n),
+    });
     for (const def of d.actors) {
+      if (def.view) checkReadModel(def.type, def.view);
       this.workers.set(
         def.type,
         new TypeWorker({
@@ -104,9 +122,25 @@ export class Runtime {
     return [...this.owned.keys()];
   }
 
+  /** The partitions of a type this worker owns now, with their epochs. */
+  private ownedOf(type: string): Map<number, number> {
+    const owned = new Map<number, number>();
+    for (const [id, epoch] of this.owned) {
+      const slash = id.lastIndexOf('/');
+      if (id.slice(0, slash) === type) owned.set(Number(id.slice(slash + 1)), epoch);
+    }
+    return owned;
+  }
+
+  /** Retires idle actors now (what the periodic sweep does); returns how many. */
+  retireIdle(): Promise<number> {
+    return this.retirer.sweep();
+  }
+
   /** Starts the type workers and the membership loop; resolves after the first reconciliation. */
   async start(): Promise<void> {
     for (const w of this.workers.values()) w.start();
+    this.retirer.start();
     await new Promise<void>((resolve) => {
       this.loop = this.run(resolve);
     });
@@ -214,6 +248,7 @@ export class Runtime {
     this.closed ??= (async () => {
       this.abort.abort();
       await this.loop;
+      await this.retirer.close();
       await Promise.all(this.handingBack.values());
       await Promise.allSettled([...this.workers.values()].map((w) => w.stop()));
       const results = await Promise.allSettled(

@@ -8,6 +8,7 @@ import type { Slot } from './ports.js';
 export class SlotCache {
   private readonly slots = new Map<string, Slot>();
   private readonly pins = new Map<string, number>();
+  private readonly retired = new Set<string>();
 
   constructor(private readonly capacity: number) {}
 
@@ -46,9 +47,18 @@ export class SlotCache {
     this.pins.clear();
   }
 
+  /**
+   * Actors retired by their retention policy: dropped at the next {@link evict} (so never between
+   * a round's load and its apply), unless pinned (a pinned state is about to be written: not idle).
+   */
+  retire(keys: readonly string[]): void {
+    for (const k of keys) if (this.slots.has(k)) this.retired.add(k);
+  }
+
   clear(): void {
     this.slots.clear();
     this.pins.clear();
+    this.retired.clear();
   }
 
   /**
@@ -57,6 +67,8 @@ export class SlotCache {
    * cannot vanish while a batch waits for its load.
    */
   evict(): void {
+    for (const k of this.retired) if (!this.pins.has(k)) this.slots.delete(k);
+    this.retired.clear();
     let excess = this.slots.size - this.capacity;
     if (excess <= 0) return;
     for (const k of this.slots.keys()) {

@@ -147,6 +147,11 @@ export class TypeWorker {
     return done;
   }
 
+  /** Drops retired actors from memory (at each partition's next round): a new message finds no state. */
+  forget(keys: readonly string[]): void {
+    for (const o of this.owned.values()) o.cache.retire(keys);
+  }
+
   /** Finishes the rounds in hand (and flushes write-behind state), then stops. */
   async stop(): Promise<void> {
     this.stopping = true;

@@ -54,6 +54,28 @@ export interface Decision<S> {
  */
 export type PersistencePolicy = { mode: 'commit-before-reply' } | { mode: 'write-behind'; flushMs: number };
 
+/**
+ * A product's read model: one row per actor in the product's own table (primary key `key`),
+ * written in the same commit as the snapshot, so reads never depend on the snapshot's shape.
+ */
+export interface ReadModel<S> {
+  /** The table: lower-case letters, digits and underscores. */
+  readonly table: string;
+  /** Its other columns, by name (the same for every row). */
+  readonly columns: readonly string[];
+  /** The row's values for a state, by column; undefined: the actor has no row (any is deleted). */
+  row(state: S): Record<string, unknown> | undefined;
+}
+
+/**
+ * Actors of a type that are retired when idle: the partition's owner deletes a snapshot (and
+ * its read model row) not written for `idleMs`, through its fence, so a retirement never races
+ * the owner's commits. A message to a retired actor finds no state, as a new one would.
+ */
+export interface RetentionPolicy {
+  readonly idleMs: number;
+}
+
 export interface ActorDefinition<S = unknown, M extends { kind: string } = { kind: string }> {
   readonly type: string;
   /** The zod union of the messages this actor accepts; checked again on the worker side. */
@@ -63,6 +85,8 @@ export interface ActorDefinition<S = unknown, M extends { kind: string } = { kin
   readonly persistence: PersistencePolicy;
   /** Partitions of this type; default ACTOR_PARTITIONS. */
   readonly partitions?: number;
+  readonly view?: ReadModel<S>;
+  readonly retention?: RetentionPolicy;
 }
 
 export function reject(code: ErrorCode, message: string, details?: unknown): ActorRejection {

@@ -109,6 +109,11 @@ export const responseActor: ActorDefinition<SurveyResponse, ResponseMessage> = {
   messages: responseMessages,
   persistence: { mode: 'commit-before-reply' },
   decide: decideResponse,
+  view: {
+    table: 'survey_response_views',
+    columns: ['survey_id', 'household_id', 'recorded_at', 'doc'],
+    row: (r) => ({ survey_id: r.surveyId, household_id: r.householdId, recorded_at: r.timestamp, doc: r }),
+  },
 };
 
 /** What callers address: each kind of survey-response message, and what it answers. */

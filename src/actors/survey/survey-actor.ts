@@ -72,6 +72,17 @@ export const surveyActor: ActorDefinition<SurveyState, SurveyMessage> = {
   messages: surveyMessages,
   persistence: { mode: 'commit-before-reply' },
   decide: decideSurvey,
+  view: {
+    table: 'survey_views',
+    columns: ['template_id', 'project_id', 'status', 'created_at', 'doc'],
+    row: (s) => ({
+      template_id: s.templateId,
+      project_id: s.projectId,
+      status: s.status,
+      created_at: s.createdAt,
+      doc: s,
+    }),
+  },
 };
 
 /** What callers address: each kind of survey message, and what it answers. */

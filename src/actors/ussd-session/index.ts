@@ -15,6 +15,9 @@ export { sealText } from './sealed-text.js';
  * The USSD session actor, keyed by the aggregator's sessionId. Write-behind: a hop's reply leaves
  * at once and the snapshot follows within `flushMs` (a crash replays the unacknowledged hops).
  */
+/** How long an ended or idle USSD session's snapshot is kept (for support questions), ms. */
+export const USSD_RETENTION_MS = 24 * 60 * 60 * 1000;
+
 export function ussdSessionActor(opts: {
   pinKey: string;
   idleMs: number;
@@ -25,6 +28,8 @@ export function ussdSessionActor(opts: {
     type: 'ussd',
     messages: ussdMessages,
     persistence: { mode: 'write-behind', flushMs: opts.flushMs ?? 100 },
+    // Sessions live minutes; their snapshots are kept a day for support questions, then retired.
+    retention: { idleMs: USSD_RETENTION_MS },
     decide: ussdDecide({ machine, idleMs: opts.idleMs, open: (sealed) => openText(opts.pinKey, sealed) }),
   };
 }

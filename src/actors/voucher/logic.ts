@@ -160,4 +160,16 @@ export const voucherActor: ActorDefinition<VoucherState, VoucherMessage> = {
   messages: voucherMessages,
   persistence: { mode: 'commit-before-reply' },
   decide: decideVoucher,
+  view: {
+    table: 'voucher_views',
+    columns: ['recipient_did', 'certificate_id', 'status', 'expiry_date', 'created_at', 'doc'],
+    row: (v) => ({
+      recipient_did: v.recipientDid,
+      certificate_id: v.emissionCertificateId,
+      status: v.status,
+      expiry_date: v.attributes.expiryDate,
+      created_at: v.createdAt,
+      doc: v,
+    }),
+  },
 };

@@ -2,14 +2,13 @@ import type { ClaimState } from '../../actors/claim/claim.js';
 import type { Sql } from '../../store/db.js';
 import { paged } from '../../store/paged.js';
 
-/** Claims straight from their snapshots (claims commit before they reply). */
+/** Claims from their read model, claim_views (claims commit before they reply). */
 export class ClaimReads {
   constructor(private readonly sql: Sql) {}
 
   async get(id: string): Promise<ClaimState | undefined> {
-    const [row] = await this.sql<{ state: ClaimState }[]>`
-      SELECT state FROM actor_snapshots WHERE type = 'claim' AND claim_id = ${id}`;
-    return row?.state;
+    const [row] = await this.sql<{ doc: ClaimState }[]>`SELECT doc FROM claim_views WHERE claim_id = ${id}`;
+    return row?.doc;
   }
 
   async list(
@@ -19,16 +18,16 @@ export class ClaimReads {
   ): Promise<{ items: ClaimState[]; total: number }> {
     const sql = this.sql;
     const { rows, total } = await paged(
-      (lim, off) => sql<{ state: ClaimState; total: string }[]>`
-      SELECT state, count(*) OVER () AS total FROM actor_snapshots
-      WHERE type = 'claim'
-        ${f.supplierDid ? sql`AND state ->> 'supplierDid' = ${f.supplierDid}` : sql``}
-        ${f.voucherId ? sql`AND state ->> 'voucherId' = ${f.voucherId}` : sql``}
-      ORDER BY state ->> 'createdAt' DESC, key
+      (lim, off) => sql<{ doc: ClaimState; total: string }[]>`
+      SELECT doc, count(*) OVER () AS total FROM claim_views
+      WHERE true
+        ${f.supplierDid ? sql`AND supplier_did = ${f.supplierDid}` : sql``}
+        ${f.voucherId ? sql`AND voucher_id = ${f.voucherId}` : sql``}
+      ORDER BY created_at DESC, key
       LIMIT ${lim} OFFSET ${off}`,
       limit,
       offset,
     );
-    return { items: rows.map((r) => r.state), total };
+    return { items: rows.map((r) => r.doc), total };
   }
 }

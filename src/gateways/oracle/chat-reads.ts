@@ -8,13 +8,13 @@ export class ChatReads {
 
   async sessions(ownerDid: string, limit: number, offset: number): Promise<{ items: ChatSession[]; total: number }> {
     const { rows, total } = await paged(
-      (l, o) => this.sql<{ state: ChatSession; total: string }[]>`
-        SELECT state, count(*) OVER () AS total FROM actor_snapshots
-        WHERE type = 'chat' AND chat_owner = ${ownerDid} AND state ->> 'deleted' = 'false'
-        ORDER BY chat_created_at DESC, key LIMIT ${l} OFFSET ${o}`,
+      (l, o) => this.sql<{ doc: ChatSession; total: string }[]>`
+        SELECT doc, count(*) OVER () AS total FROM chat_views
+        WHERE owner_did = ${ownerDid} AND NOT deleted
+        ORDER BY created_at DESC, key LIMIT ${l} OFFSET ${o}`,
       limit,
       offset,
     );
-    return { items: rows.map((r) => r.state), total };
+    return { items: rows.map((r) => r.doc), total };
   }
 }

@@ -14,15 +14,15 @@ export async function openSurveyFor(
   householdDid: string,
 ): Promise<{ id: string; questions: PhoneQuestion[] } | undefined> {
   const rows = await sql<{ state: SurveyState }[]>`
-    SELECT s.state FROM actor_snapshots s
-    WHERE s.type = 'survey' AND s.state ->> 'status' = 'open'
-      AND s.state ->> 'projectId' IN (
-        SELECT c.project_id FROM actor_snapshots v JOIN certificates c ON c.id = v.voucher_certificate
-        WHERE v.type = 'voucher' AND v.voucher_recipient = ${householdDid})
-    ORDER BY s.state ->> 'createdAt' DESC LIMIT 10`;
+    SELECT s.doc AS state FROM survey_views s
+    WHERE s.status = 'open'
+      AND s.project_id IN (
+        SELECT c.project_id FROM voucher_views v JOIN certificates c ON c.id = v.certificate_id
+        WHERE v.recipient_did = ${householdDid})
+    ORDER BY s.created_at DESC LIMIT 10`;
   for (const { state } of rows) {
     const [answered] = await sql`
-      SELECT 1 AS x FROM actor_snapshots WHERE type = 'survey-response' AND key = ${responseIdFor(state.id, householdDid)}`;
+      SELECT 1 AS x FROM survey_response_views WHERE key = ${responseIdFor(state.id, householdDid)}`;
     if (answered) continue;
     const questions = state.template.sections.flatMap((section) =>
       section.questions.map((q): PhoneQuestion =>

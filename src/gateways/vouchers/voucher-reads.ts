@@ -9,25 +9,25 @@ export interface VoucherFilter {
 }
 
 /**
- * Reads of vouchers straight from their snapshots: vouchers commit before they reply, so a
- * client reads its own writes without a round trip through the actor.
+ * Reads of vouchers from their read model (voucher_views, written by the commit that writes the
+ * snapshot): vouchers commit before they reply, so a client reads its own writes without a round
+ * trip through the actor.
  */
 export class VoucherReads {
   constructor(private readonly sql: Sql) {}
 
   async get(id: string): Promise<VoucherState | undefined> {
-    const [row] = await this.sql<{ state: VoucherState }[]>`
-      SELECT state FROM actor_snapshots WHERE type = 'voucher' AND key = ${id}`;
-    return row?.state ?? undefined;
+    const [row] = await this.sql<{ doc: VoucherState }[]>`SELECT doc FROM voucher_views WHERE key = ${id}`;
+    return row?.doc ?? undefined;
   }
 
   /** The voucher holding a redemption, and the redemption. */
   async findRedemption(redemptionId: string): Promise<{ voucher: VoucherState; redemption: Redemption } | undefined> {
-    const [row] = await this.sql<{ state: VoucherState; body: Redemption }[]>`
-      SELECT s.state, r.body FROM actor_records r
-      JOIN actor_snapshots s ON s.type = 'voucher' AND s.key = r.actor_key
+    const [row] = await this.sql<{ doc: VoucherState; body: Redemption }[]>`
+      SELECT v.doc, r.body FROM actor_records r
+      JOIN voucher_views v ON v.key = r.actor_key
       WHERE r.actor_type = 'voucher' AND r.kind = 'redemption' AND r.record_id = ${redemptionId}`;
-    return row ? { voucher: row.state, redemption: row.body } : undefined;
+    return row ? { voucher: row.doc, redemption: row.body } : undefined;
   }
 
   /** The redemption that answered a request (a retry after a timeout), if it was applied. */
@@ -66,27 +66,26 @@ export class VoucherReads {
     offset: number,
   ): Promise<{ items: VoucherState[]; total: number }> {
     const sql = this.sql;
-    const expiry = sql`(state -> 'attributes' ->> 'expiryDate')`;
     const status =
       f.status === 'expired'
-        ? sql`AND state ->> 'status' = 'active' AND ${expiry} < ${today}`
+        ? sql`AND status = 'active' AND expiry_date < ${today}`
         : f.status === 'active'
-          ? sql`AND state ->> 'status' = 'active' AND ${expiry} >= ${today}`
+          ? sql`AND status = 'active' AND expiry_date >= ${today}`
           : f.status
-            ? sql`AND state ->> 'status' = ${f.status}`
+            ? sql`AND status = ${f.status}`
             : sql``;
     const { rows, total } = await paged(
-      (lim, off) => sql<{ state: VoucherState; total: string }[]>`
-      SELECT state, count(*) OVER () AS total FROM actor_snapshots
-      WHERE type = 'voucher'
-        ${f.recipientDid ? sql`AND voucher_recipient = ${f.recipientDid}` : sql``}
-        ${f.emissionCertificateId ? sql`AND voucher_certificate = ${f.emissionCertificateId}` : sql``}
+      (lim, off) => sql<{ doc: VoucherState; total: string }[]>`
+      SELECT doc, count(*) OVER () AS total FROM voucher_views
+      WHERE true
+        ${f.recipientDid ? sql`AND recipient_did = ${f.recipientDid}` : sql``}
+        ${f.emissionCertificateId ? sql`AND certificate_id = ${f.emissionCertificateId}` : sql``}
         ${status}
-      ORDER BY state ->> 'createdAt' DESC, key
+      ORDER BY created_at DESC, key
       LIMIT ${lim} OFFSET ${off}`,
       limit,
       offset,
     );
-    return { items: rows.map((r) => r.state), total };
+    return { items: rows.map((r) => r.doc), total };
   }
 }
