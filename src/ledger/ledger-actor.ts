@@ -9,7 +9,7 @@ import { publicReason } from './public-reason.js';
 /** How long close() waits for the loops (an inclusion poll can take a block time or more). */
 const CLOSE_GRACE_MS = 2_000;
 
-export interface LedgerActorOptions {
+interface LedgerActorOptions {
   /** Entries per block at most (LEDGER_BATCH_SIZE). */
   batchSize: number;
   /** How often the outbox is drained, ms (LEDGER_BATCH_MS): no entry waits longer for its block. */
