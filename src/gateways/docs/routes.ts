@@ -90,6 +90,7 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
         if (!/^[A-Za-z0-9._-]+$/.test(asset) || asset.startsWith('.') || !types[ext]) {
           throw new AppError('NOT_FOUND', `no documentation asset ${asset}`);
         }
+        // Missing or unreadable: a 404 like any other name that is not an asset.
         const body = await readFile(join(assetsDir, asset)).catch(() => undefined);
         if (!body) throw new AppError('NOT_FOUND', `no documentation asset ${asset}`);
         return {

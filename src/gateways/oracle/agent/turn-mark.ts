@@ -128,7 +128,7 @@ export function keepTurn(redis: Redis, keys: Keys, sessionId: string, requestId:
   const timer = setInterval(() => {
     redis
       .eval(RENEW, 2, keys.chatTurn(sessionId), keys.chatTurnStart(sessionId, requestId), requestId, TURN_MS)
-      .catch(() => undefined);
+      .catch(() => undefined); // a missed renewal is tried again a third of TURN_MS later, long before it lapses
   }, TURN_MS / 3);
   timer.unref();
   return () => clearInterval(timer);
