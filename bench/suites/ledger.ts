@@ -15,7 +15,7 @@ export interface LedgerLevel {
 }
 
 /** The journal's own schema: the worker of the other suites drains its outbox, not this one. */
-export const ledgerSchema = (env: BenchEnv): string => `${env.schema}_ledger`;
+const ledgerSchema = (env: BenchEnv): string => `${env.schema}_ledger`;
 
 const payload = { type: 'voucher.redeemed', id: 'rdm_0123456789abcdef', voucherId: 'vch_0123456789abcdef', amount: 1 };
 

@@ -1,4 +1,4 @@
 export { AppError, isAppError } from './app-error.js';
-export { errorCodes, statusOf, type ErrorCode } from './codes.js';
+export { errorCodes, type ErrorCode } from './codes.js';
 export { isStoreUnavailable } from './store-unavailable.js';
 export { StartupError } from './startup-error.js';

@@ -1,6 +1,6 @@
 import type { AnchorBlock, AnchorResult, SignedAnchor } from './cosmos/anchor-types.js';
 
-export type { AnchorBlock, AnchorResult, SignedAnchor };
+export type { SignedAnchor };
 
 /**
  * What the ledger actor needs from a chain to anchor a block (the cosmos backend implements it).

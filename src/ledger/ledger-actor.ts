@@ -9,7 +9,7 @@ import { publicReason } from './public-reason.js';
 /** How long close() waits for the loops (an inclusion poll can take a block time or more). */
 const CLOSE_GRACE_MS = 2_000;
 
-export interface LedgerActorOptions {
+interface LedgerActorOptions {
   /** Entries per block at most (LEDGER_BATCH_SIZE). */
   batchSize: number;
   /** How often the outbox is drained, ms (LEDGER_BATCH_MS): no entry waits longer for its block. */
@@ -68,6 +68,7 @@ export class LedgerActor {
   async close(): Promise<void> {
     this.abort.abort();
     await Promise.race([this.loops, sleep(CLOSE_GRACE_MS)]);
+    // Best effort: a lease not given up lapses at lease_until, and the next writer takes it then.
     await this.d.sql`
       UPDATE ledger_head SET lease_owner = NULL, lease_until = NULL WHERE id = 1 AND lease_owner = ${this.d.ownerId}`.catch(
       () => undefined,
@@ -116,6 +117,7 @@ export class LedgerActor {
         const delay = backoff.next();
         // Cut like the recorded error: an RPC URL in the message may carry a provider's API key.
         this.d.log.warn({ err: publicReason(reason), part, retryInMs: delay }, 'ledger write failed');
+        // Logged just above; recording it needs the database, which is often what failed.
         await this.recordError(part, reason).catch(() => undefined);
         await sleep(delay, signal);
       }

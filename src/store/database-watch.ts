@@ -118,6 +118,7 @@ export class DatabaseWatch implements OutageSignal {
   private async dropProbe(): Promise<void> {
     const probe = this.probe;
     this.probe = undefined;
+    // Best effort: the probe connection is dropped either way; the next probe opens a new one.
     await probe?.end({ timeout: 0 }).catch(() => undefined);
   }
 }

@@ -17,7 +17,7 @@ export interface DbOptions {
  * service decides how to wait out an outage (DatabaseWatch answers 503 meanwhile); the driver
  * only has to notice the return quickly.
  */
-export function reconnectDelaySeconds(failures: number): number {
+function reconnectDelaySeconds(failures: number): number {
   return Math.min(0.025 * 2 ** failures, 0.2) * (0.5 + Math.random() / 2);
 }
 

@@ -127,7 +127,7 @@ export async function sdkListModels(
 }
 
 /** The SDK's SSE reader, line by line, as described above. */
-export async function* parseSseStream(reader: ReadableStreamDefaultReader<Uint8Array>): AsyncGenerator<SdkEvent> {
+async function* parseSseStream(reader: ReadableStreamDefaultReader<Uint8Array>): AsyncGenerator<SdkEvent> {
   const decoder = new TextDecoder();
   let buffer = '';
   let event = '';

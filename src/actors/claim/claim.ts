@@ -8,7 +8,7 @@ import { actorRef } from '../runtime/actor-ref.js';
  * One claim actor per redemption: it serialises claims of a redemption, so the second one is
  * refused. The gateway checks the proof and the monitoring plan and passes the facts.
  */
-export const claimMessages = z.discriminatedUnion('kind', [
+const claimMessages = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('submit'),
@@ -39,7 +39,7 @@ export interface ClaimState {
   requestId: string;
 }
 
-export function decideClaim(
+function decideClaim(
   state: ClaimState | undefined,
   msg: ClaimMessage,
   ctx: { now: Date; id(n?: number): string },

@@ -6,7 +6,7 @@ import { reject, type ActorDefinition } from '../runtime/types.js';
  * and the state records every gap or reordering it sees. The runtime tests use it to prove
  * per-key order, exactly-once application and fencing.
  */
-export const counterMessages = z.discriminatedUnion('kind', [
+const counterMessages = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('add'),

@@ -5,7 +5,7 @@ import type { ActorDefinition } from '../runtime/types.js';
  * Replies with what it was sent. It keeps a count per key so that every ask goes through a real
  * snapshot commit: the benchmark's echo measures the runtime, not a shortcut around Postgres.
  */
-export const echoMessages = z.discriminatedUnion('kind', [
+const echoMessages = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('echo'), payload: z.unknown() }).strict(),
   z.object({ kind: z.literal('boom') }).strict(),
 ]);

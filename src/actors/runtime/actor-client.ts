@@ -222,6 +222,7 @@ export class ActorClient {
       w.reject(new AppError('SHUTTING_DOWN', 'this gateway is shutting down', undefined, true));
       this.waiters.delete(corr);
     }
+    // Best effort: a stream left behind expires by itself (REPLY_STREAM_TTL_MS).
     await this.redis.del(this.stream).catch(() => undefined);
   }
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { decodeEntry, encodeEntry } from './entry-codec.js';
+import { encodeEntry } from './entry-codec.js';
 import { ackAndReply } from './settle-script.js';
 import type { OutgoingReply, PoisonMessage } from './apply-batch.js';
 
@@ -269,5 +269,3 @@ function fieldMap(flat: unknown[]): Map<string, unknown> {
   for (let i = 0; i + 1 < flat.length; i += 2) m.set(String(flat[i]), flat[i + 1]);
   return m;
 }
-
-export { decodeEntry };

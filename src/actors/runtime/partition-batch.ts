@@ -111,7 +111,7 @@ export async function loadMissing(
  * back from a paused owner that later messages of their key overtook), and applies the rest.
  * The new states go into the cache pinned until their commit.
  */
-export function applyDecoded(
+function applyDecoded(
   d: BatchDeps,
   cache: SlotCache,
   decoded: Decoded,

@@ -86,7 +86,7 @@ export async function connectRedis(redis: Redis, url: string): Promise<Redis> {
 }
 
 /** Hides a password in a connection URL before it is printed. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';

@@ -106,7 +106,11 @@ export class Runtime {
           onLost: (p, reason) => {
             this.owned.delete(slotId(def.type, p));
             this.d.log.info({ actor: def.type, partition: p, reason }, 'partition released');
-            void this.leases.release(def.type, p).catch(() => undefined);
+            void this.leases
+              .release(def.type, p)
+              .catch((err: unknown) =>
+                this.d.log.warn({ actor: def.type, partition: p, err: String(err) }, 'lease release failed'),
+              );
           },
         }),
       );
@@ -217,6 +221,7 @@ export class Runtime {
       this.workers.get(type)?.add(p, epoch, this.validFrom(sentAt));
       this.d.log.info({ actor: type, partition: p, epoch }, 'partition taken');
     } catch (err) {
+      // The lease lapses by itself; the error thrown on is the one the membership loop logs.
       await this.leases.release(type, p).catch(() => undefined);
       throw err;
     }
@@ -259,6 +264,8 @@ export class Runtime {
           return this.leases.release(type, Number(p));
         }),
       );
+      // Best effort: a worker that did not leave drops out of the sets one lease TTL after its last
+      // heartbeat (the others' heartbeats prune it).
       await this.leases.leave().catch(() => undefined);
       for (const r of results) {
         if (r.status === 'rejected') this.d.log.warn({ err: String(r.reason) }, 'lease release failed');

@@ -163,11 +163,14 @@ export class TypeWorker {
   /** Ends a blocking read early, so a change of partitions takes effect at once. */
   private interrupt(): void {
     this.changed?.();
+    // Best effort: without the UNBLOCK the read still ends within blockMs, and the change with it.
     if (this.blockedId !== undefined) void this.d.redis.client('UNBLOCK', this.blockedId).catch(() => undefined);
   }
 
   private async run(): Promise<void> {
     const backoff = new Backoff();
+    // A failed connect is retried in the background (createRedis reports the outage); the reads
+    // fail meanwhile, and recover() logs and retries them.
     await this.d.blocking.connect().catch(() => undefined);
     while (!this.stopping) {
       try {

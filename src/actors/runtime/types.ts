@@ -29,7 +29,7 @@ export interface OutboxEffect {
 }
 
 /** An append-only record (a redemption, say), stored beside the snapshot in the same commit. */
-export interface RecordEffect {
+interface RecordEffect {
   kind: string;
   id: string;
   body: unknown;

@@ -11,7 +11,7 @@ import { actorRef } from '../runtime/actor-ref.js';
  * the answers against the template; the actor keeps them, refuses a conflicting second answer,
  * and records a regulator's verification.
  */
-export const responseMessages = z.discriminatedUnion('kind', [
+const responseMessages = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('submit'),
@@ -34,7 +34,7 @@ export interface SurveyResponse {
   verification?: { status: 'verified'; verifier: string; timestamp: string };
 }
 
-export function decideResponse(
+function decideResponse(
   state: SurveyResponse | undefined,
   msg: ResponseMessage,
   ctx: { key: string; now: Date },

@@ -5,7 +5,7 @@ import type { SurveyTemplate, SurveyType } from './template.js';
 import { actorRef } from '../runtime/actor-ref.js';
 
 /** A survey campaign: created once (a retry with the same request id gets the same answer). */
-export const surveyMessages = z.discriminatedUnion('kind', [
+const surveyMessages = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('create'),
@@ -31,7 +31,7 @@ export interface SurveyState {
   requestId: string;
 }
 
-export function decideSurvey(
+function decideSurvey(
   state: SurveyState | undefined,
   msg: SurveyMessage,
   ctx: { key: string; now: Date },

@@ -10,11 +10,11 @@ export interface TemplateFlags {
   stovePerceptions: boolean;
 }
 
-export type Question =
+type Question =
   | { id: string; type: 'multiple_choice'; required: boolean; options: string[] }
   | { id: string; type: 'number'; required: boolean; validation: { min: number; max: number } };
 
-export interface Section {
+interface Section {
   id: string;
   questions: Question[];
 }
@@ -26,7 +26,7 @@ export interface SurveyTemplate {
 }
 
 /** Bump when the question bank changes: it is the version suffix of every template id. */
-export const TEMPLATE_VERSION = 1;
+const TEMPLATE_VERSION = 1;
 
 const mc = (id: string, options: string[], required = true): Question => ({
   id,

@@ -28,7 +28,7 @@ type Args = { context: FlowContext; event: FlowEvent };
  * The main-menu entries of an audience: its flows with a label (for a registered phone, the
  * first PIN's until it has one, the others after), then the language choice when there are two.
  */
-export function menuEntries(
+function menuEntries(
   flows: readonly FlowDefinition[],
   audience: Audience,
   pinSet: boolean,

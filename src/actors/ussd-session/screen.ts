@@ -1,13 +1,6 @@
 /** The longest text a USSD screen shows (GSM 7-bit, 182 characters with the CON/END prefix). */
 export const SCREEN_LIMIT = 182;
 
-export interface Rendered {
-  /** `CON …` continues the session, `END …` ends it. */
-  text: string;
-  /** Pages of the current screen; the session shows `page`. */
-  pages: number;
-}
-
 /**
  * Cuts a screen's body into pages that fit with their prefix and footer, on line breaks where
  * possible. Every page but the last offers `more` (reply 98); footer lines are kept on each page.

@@ -5,7 +5,7 @@
 const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const index = new Map([...alphabet].map((c, i) => [c, i]));
 
-export function base58Decode(text: string): Uint8Array | undefined {
+function base58Decode(text: string): Uint8Array | undefined {
   let n = 0n;
   for (const c of text) {
     const v = index.get(c);

@@ -30,7 +30,7 @@ const fail = (why: string): AppError =>
   new AppError('SIGNATURE_INVALID', `the HTTP message signature is invalid: ${why}`);
 
 /** Parses the first member of `Signature-Input` and the matching `Signature`. */
-export function parseSignature(headers: Readonly<Record<string, string>>): ParsedSignature {
+function parseSignature(headers: Readonly<Record<string, string>>): ParsedSignature {
   const input = headers['signature-input'];
   const sig = headers.signature;
   if (!input || !sig) {
@@ -60,7 +60,7 @@ export function contentDigest(body: Buffer): string {
 }
 
 /** The signature base of RFC 9421 §2.5 for the covered components. */
-export function signatureBase(req: SignedRequest, components: readonly string[], paramsText: string): string {
+function signatureBase(req: SignedRequest, components: readonly string[], paramsText: string): string {
   const lines = components.map((c) => {
     if (c === '@method') return `"@method": ${req.method.toUpperCase()}`;
     if (c === '@path') return `"@path": ${req.path}`;

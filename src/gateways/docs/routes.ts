@@ -7,7 +7,9 @@ import type { Reply } from '../http/reply.js';
 import type { Router, RouteSpec } from '../http/router.js';
 import { buildOpenApi } from './openapi.js';
 
-const assetsDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+// Swagger UI is served from the package's folder; `require.resolve` by that name lets knip see it used.
+const require = createRequire(import.meta.url);
+const assetsDir = dirname(require.resolve('swagger-ui-dist/package.json'));
 const types: Record<string, string> = {
   '.js': 'application/javascript',
   '.css': 'text/css',
@@ -88,6 +90,7 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
         if (!/^[A-Za-z0-9._-]+$/.test(asset) || asset.startsWith('.') || !types[ext]) {
           throw new AppError('NOT_FOUND', `no documentation asset ${asset}`);
         }
+        // Missing or unreadable: a 404 like any other name that is not an asset.
         const body = await readFile(join(assetsDir, asset)).catch(() => undefined);
         if (!body) throw new AppError('NOT_FOUND', `no documentation asset ${asset}`);
         return {

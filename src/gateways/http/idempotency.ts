@@ -109,6 +109,7 @@ export class IdempotencyStore {
   }
 
   private async forget(owner: string, key: string): Promise<void> {
+    // A claim left unanswered lapses after two minutes: replay() then takes it again.
     await this.sql`DELETE FROM idempotency_keys WHERE owner = ${owner} AND key = ${key}`.catch(() => undefined);
   }
 }

@@ -146,7 +146,7 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
           await d.redis.set(d.keys.chatTurnStart(sessionId, requestId), from, 'PX', TURN_MS);
         } catch (err) {
           // The turn never started: the session must not stay taken.
-          await releaseTurn(d.redis, d.keys, sessionId, requestId).catch(() => undefined);
+          await releaseTurn(d.redis, d.keys, sessionId, requestId).catch(() => undefined); // lapses with TURN_MS
           throw err;
         }
         if (!body.stream) {
@@ -165,7 +165,7 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
         }
         // Started here, not when the stream opens: the turn runs (and frees the session) even if
         // the client is gone before its first byte; its answer joins the transcript.
-        void runTurn(d, turn).catch(() => undefined);
+        void runTurn(d, turn).catch(() => undefined); // runTurn logs its failure and tells the stream
         return turnStream(d, { sessionId, requestId, from }, { withIds: false, readerId: requestId });
       }),
     },

@@ -75,7 +75,7 @@ export function goesToRoom(event: string, data: Record<string, unknown>): boolea
 }
 
 /** Agent events forwarded from a session's Redis stream to its room (`router.update` is renamed). */
-export const forwarded = new Set([
+const forwarded = new Set([
   'tool_call',
   'action_call',
   'render_component',

@@ -154,6 +154,7 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
       if (io.sockets.adapter.rooms.get(sessionId)?.size) return;
       const f = rooms.get(sessionId);
       rooms.delete(sessionId);
+      // f fails only when the room never followed its stream, logged as its socket connected.
       f?.then((stop) => stop()).catch(() => undefined);
     });
 
@@ -195,6 +196,7 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
         }),
       );
       rooms.set(sessionId, f);
+      // A failed follow is not kept, so the next socket tries again; each caller logs the failure.
       f.catch(() => rooms.delete(sessionId));
     }
     return f;
@@ -203,6 +205,7 @@ export function attachSocketGateway(d: SocketDeps): { io: Server; close(): Promi
   return {
     io,
     async close() {
+      // f fails only when the room never followed its stream, logged as its socket connected.
       for (const f of rooms.values()) f.then((stop) => stop()).catch(() => undefined);
       rooms.clear();
       await new Promise<void>((resolve) => void io.close(() => resolve()));

@@ -4,13 +4,13 @@ import type { Sql } from '../../store/db.js';
 import { TtlCache } from '../../ttl-cache.js';
 
 /** Wrong PINs in a row before a phone is locked, and for how long (the first time). */
-export const MAX_PIN_ATTEMPTS = 3;
-export const LOCK_MS = 30 * 60 * 1000;
+const MAX_PIN_ATTEMPTS = 3;
+const LOCK_MS = 30 * 60 * 1000;
 /** The longest lock: each lock in a row without a correct PIN doubles the next, up to this. */
-export const MAX_LOCK_MS = 24 * 60 * 60 * 1000;
+const MAX_LOCK_MS = 24 * 60 * 60 * 1000;
 
 /** How long the `lockouts`-th lock in a row lasts (0: the first, LOCK_MS). */
-export function lockMs(lockouts: number): number {
+function lockMs(lockouts: number): number {
   return Math.min(LOCK_MS * 2 ** Math.min(lockouts, 16), MAX_LOCK_MS);
 }
 /** How long a "this owner has a PIN" answer is reused (as long as the phone directory's owner). */

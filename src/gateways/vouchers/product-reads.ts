@@ -4,7 +4,7 @@ import type { Sql } from '../../store/db.js';
  * The most products a USSD menu can offer: choices 1–97, since 98 is "more" on a paged screen
  * (and 0 and 00 navigate).
  */
-export const MENU_PRODUCTS = 97;
+const MENU_PRODUCTS = 97;
 
 /**
  * The approved products a supplier may redeem for, by name: every one of them, not the newest

@@ -14,21 +14,21 @@ export type SigningSettings = Pick<
 >;
 
 /** The memo names the journal block, so an explorer shows which block a tx anchors. */
-export function anchorMemo(block: AnchorBlock): string {
+function anchorMemo(block: AnchorBlock): string {
   return `hearth block ${block.height} root ${block.merkleRoot}`;
 }
 
-export function anchorGasLimit(messages: number, gasPerMessage: number): number {
+function anchorGasLimit(messages: number, gasPerMessage: number): number {
   return baseGas + gasPerMessage * messages;
 }
 
 /** The tx hash CometBFT indexes: uppercase hex sha256 of the raw tx bytes. */
-export function txHashOf(txBytes: Uint8Array): string {
+function txHashOf(txBytes: Uint8Array): string {
   return createHash('sha256').update(txBytes).digest('hex').toUpperCase();
 }
 
 /** One claim per journal entry; the signer is both agent and admin, as it submits on its own behalf. */
-export function claimMessages(block: AnchorBlock, settings: SigningSettings, signerAddress: string): EncodeObject[] {
+function claimMessages(block: AnchorBlock, settings: SigningSettings, signerAddress: string): EncodeObject[] {
   return block.entries.map(({ leafHash }) => {
     const value: MsgSubmitClaim = {
       collectionId: settings.collectionId,

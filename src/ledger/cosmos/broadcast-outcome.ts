@@ -15,7 +15,7 @@ export type BroadcastOutcome =
   | { kind: 'sequence-mismatch'; expected: number | undefined; log: string };
 
 /** Reads N from the SDK's "account sequence mismatch, expected N, got M: incorrect account sequence". */
-export function expectedSequenceFromLog(log: string): number | undefined {
+function expectedSequenceFromLog(log: string): number | undefined {
   const match = /account sequence mismatch, expected (\d+), got \d+/.exec(log);
   return match?.[1] === undefined ? undefined : Number(match[1]);
 }

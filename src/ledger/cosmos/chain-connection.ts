@@ -49,7 +49,7 @@ export class ChainConnection {
     this.connecting = undefined;
     void connecting?.then(
       ({ client }) => client.disconnect(),
-      () => undefined,
+      () => undefined, // a failed connect has nothing to close; its error went to whoever asked
     );
   }
 }

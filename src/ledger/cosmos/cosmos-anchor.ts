@@ -63,6 +63,7 @@ export class CosmosAnchor {
       () => this.anchorOnce(block, stored, save),
       () => this.anchorOnce(block, stored, save),
     );
+    // The caller gets run's failure; the tail only keeps the next anchor after this one.
     this.tail = run.catch(() => undefined);
     return run;
   }

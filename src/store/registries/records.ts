@@ -20,7 +20,7 @@ export interface Product {
   approved: boolean;
 }
 
-export interface MonitoringPlan {
+interface MonitoringPlan {
   approvedProducts: string[];
   acceptedCredentialTypes: string[];
   claimWindowDays: number;

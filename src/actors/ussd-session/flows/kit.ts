@@ -88,7 +88,7 @@ export function notice(
   return assign(({ context, event }: Args) => ({ notice: t(context.lang, key, params(context, event)) }));
 }
 
-export const clearNotice = assign({ notice: null });
+const clearNotice = assign({ notice: null });
 
 /** Any other input: stay, and say so. */
 const rejectInput = { actions: notice('common.invalid') };

@@ -12,7 +12,7 @@ const base64Pattern = /^[A-Za-z0-9+/_-]+={0,2}$/;
 /** sha2-256 multihash code: the only hash ucanto uses for UCAN blocks. */
 const SHA256_CODE = 0x12;
 
-export function decodeBase64(text: string): Uint8Array | undefined {
+function decodeBase64(text: string): Uint8Array | undefined {
   if (!base64Pattern.test(text)) return undefined;
   const bytes = Buffer.from(text, 'base64');
   return bytes.length > 0 ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length) : undefined;

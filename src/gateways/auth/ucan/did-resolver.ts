@@ -8,7 +8,7 @@ import { ed25519, Verifier } from '@ucanto/principal';
 import { failure, type UcanFailure } from './errors.js';
 import type { UcanAuthOptions } from './types.js';
 
-export type DidVerifierResult = { ok: true; verifier: API.Verifier } | UcanFailure;
+type DidVerifierResult = { ok: true; verifier: API.Verifier } | UcanFailure;
 export type ResolveVerifier = (did: string) => Promise<DidVerifierResult>;
 
 /** multicodec varint prefix of an Ed25519 public key (0xed). */
@@ -23,7 +23,7 @@ function parseDidKey(did: string): API.Verifier | undefined {
 }
 
 /** `did:key:z…`, a multicodec-tagged multibase key `z6Mk…`, or a bare 32-byte base58btc key. */
-export function verifierFromKey(key: string): API.Verifier | undefined {
+function verifierFromKey(key: string): API.Verifier | undefined {
   if (key.startsWith('did:key:')) return parseDidKey(key);
   if (!key.startsWith('z')) return undefined;
   const tagged = parseDidKey(`did:key:${key}`);

@@ -49,7 +49,7 @@ export function checkInvocationLifetime(
  * anyone but the signer (ECDSA's (r, n−s), a lax verifier's Ed25519 S + k·L). A JWT UCAN of the
  * same text lands on the same key.
  */
-export function replayKey(ucan: API.Delegation): string {
+function replayKey(ucan: API.Delegation): string {
   const issuer = ucan.issuer.did();
   if (ucan.nonce !== undefined && ucan.nonce !== '') return `${issuer}:${ucan.nonce}`;
   return signedReplayKey(issuer, signedPayload(ucan));

@@ -5,7 +5,7 @@
 import { failure, type UcanFailure } from './errors.js';
 
 /** 64 KiB: a CAR with a few proofs is a couple of KiB; anything near this is not a real client. */
-export const MAX_TOKEN_CHARS = 64 * 1024;
+const MAX_TOKEN_CHARS = 64 * 1024;
 
 export function checkTokenText(value: unknown): { ok: true; text: string } | UcanFailure {
   if (typeof value !== 'string') return failure('not-a-string');

@@ -14,13 +14,13 @@ export interface UcanAuthOptions {
   isRevoked?: (cid: string) => Promise<boolean>;
 }
 
-export type UcanAuthVia = 'invocation' | 'delegation' | 'jwt';
+type UcanAuthVia = 'invocation' | 'delegation' | 'jwt';
 
 export type UcanAuthResult =
   | { ok: true; did: string; via: UcanAuthVia; expiration?: number }
   | { ok: false; status: 401; message: string; reason: string };
 
-export type DelegationStoreCheck = { ok: true; id: string; expiration?: number } | { ok: false; message: string };
+type DelegationStoreCheck = { ok: true; id: string; expiration?: number } | { ok: false; message: string };
 
 export interface UcanAuthenticator {
   /** headers: lower-case names. */

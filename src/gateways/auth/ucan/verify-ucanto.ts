@@ -57,7 +57,7 @@ export interface VerifyContext {
 }
 
 /** Expiration may be Infinity (ucanto's encoding of "no exp"); callers that need one check it. */
-export function checkTimeBounds(ucan: API.Delegation, nowSeconds: number): UcanFailure | undefined {
+function checkTimeBounds(ucan: API.Delegation, nowSeconds: number): UcanFailure | undefined {
   if (ucan.expiration <= nowSeconds) return failure('expired');
   if (ucan.notBefore !== undefined && ucan.notBefore > nowSeconds) return failure('not-yet-valid');
   return undefined;

@@ -47,8 +47,11 @@ export function metricsRoute(d: MetricsDeps): RouteSpec {
     // Never touches PostgreSQL: served while it is down.
     usesDatabase: false,
     doc: { summary: 'Prometheus metrics', tag: 'operations', public: true, responses: { 200: 'Prometheus text' } },
-    async handler() {
-      await collectMailboxLag(d).catch(() => undefined);
+    async handler(ctx) {
+      // Redis down: the scrape still answers, with the lag last read (the outage is logged as such).
+      await collectMailboxLag(d).catch((err: unknown) =>
+        ctx.log.debug({ err: err instanceof Error ? err.message : String(err) }, 'mailbox lag not read'),
+      );
       return text(200, await d.metrics.registry.metrics(), d.metrics.registry.contentType);
     },
   };

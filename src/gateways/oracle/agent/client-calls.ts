@@ -5,10 +5,10 @@ import type { ClientCall } from './agent.js';
 import { emitChatEvent, lastEventId, type ChatEventHub } from './chat-events.js';
 
 /** How long the client may take to answer a browser tool or an AG-UI action (wire reference: 15 s). */
-export const CLIENT_CALL_TIMEOUT_MS = 15_000;
+const CLIENT_CALL_TIMEOUT_MS = 15_000;
 
 /** The result the model sees when the client did not answer in time. */
-export const OUTCOME_UNKNOWN = { outcome: 'FRONTEND_OUTCOME_UNKNOWN' } as const;
+const OUTCOME_UNKNOWN = { outcome: 'FRONTEND_OUTCOME_UNKNOWN' } as const;
 
 export interface ClientCallDeps {
   hub: ChatEventHub;
@@ -39,8 +39,7 @@ export async function takeAwaited(redis: Redis, keys: Keys, sessionId: string, t
   return (await redis.del(awaitedKey(keys, sessionId, toolCallId))) === 1;
 }
 
-export type ClientAnswer =
-  { kind: 'result'; result: unknown; error?: string } | { kind: 'timeout' } | { kind: 'aborted' };
+type ClientAnswer = { kind: 'result'; result: unknown; error?: string } | { kind: 'timeout' } | { kind: 'aborted' };
 
 /**
  * Writes the call event to the session's stream (its SSE stream and its sockets' room see it),
@@ -48,7 +47,7 @@ export type ClientAnswer =
  * answer to the same stream, so the turn hears it whichever process the browser is connected to.
  * Only what comes after the call is read: an old answer with a reused id is never taken.
  */
-export async function callClient(
+async function callClient(
   d: ClientCallDeps,
   turn: TurnOfCall,
   call: ClientCall,

@@ -3,7 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { ModelError, modelConnectionError } from './model-error.js';
 
 /** A model silent this long (no headers, no next chunk) is given up on, and the turn with it. */
-export const MODEL_IDLE_TIMEOUT_MS = 120_000;
+const MODEL_IDLE_TIMEOUT_MS = 120_000;
 
 /** Connections to the model stay open between turns (one per turn in flight, reused after). */
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };

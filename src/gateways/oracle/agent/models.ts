@@ -1,14 +1,14 @@
 import type { Config } from '../../../config.js';
 
 /** The embedded agent's id in `GET /models`: no language model behind it. */
-export const EMBEDDED_MODEL = 'hearth-embedded';
+const EMBEDDED_MODEL = 'hearth-embedded';
 
 /**
  * A model as `GET /models` lists it: the reference runtime's fields that hearth can fill
  * truthfully. Its catalogue also has prices, tiers and blurbs; hearth knows no prices of the
  * provider behind LLM_BASE_URL, so it leaves them out rather than invent them.
  */
-export interface ModelListing {
+interface ModelListing {
   id: string;
   label: string;
   family: string;

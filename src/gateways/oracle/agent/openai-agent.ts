@@ -216,7 +216,7 @@ async function* deltas(body: AsyncIterable<Uint8Array>, signal: AbortSignal): As
  * The user's message with what they attached named after it: hearth cannot open Matrix media,
  * but the model can say what it was given rather than act as if nothing came with the message.
  */
-export function withAttachments(message: string, attachments: readonly AttachmentRef[] | undefined): string {
+function withAttachments(message: string, attachments: readonly AttachmentRef[] | undefined): string {
   if (!attachments?.length) return message;
   const list = attachments.map((a) => `- ${a.filename} (${a.mimetype}) ${a.ref}`).join('\n');
   return `${message}\n\n[The user attached these files; their contents are not available to you:\n${list}]`;

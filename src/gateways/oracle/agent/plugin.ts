@@ -4,7 +4,7 @@ import type { Method, RouteDoc } from '../../http/router.js';
 import type { OracleTool } from './tools.js';
 
 /** A route a plugin adds: UCAN-protected (the caller's DID given) unless its path is auth-excluded. */
-export interface PluginRoute {
+interface PluginRoute {
   method: Method;
   path: string;
   doc: RouteDoc;

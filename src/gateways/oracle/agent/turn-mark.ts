@@ -19,7 +19,7 @@ return 0`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /** A reader that stops renewing (its gateway died) lapses after this. */
-export const READER_MS = 20_000;
+const READER_MS = 20_000;
 
 /** Marks (or renews) a reader until Redis's now + ARGV[2] ms. */
 const READ = `local t = redis.call('TIME')
@@ -128,7 +128,7 @@ export function keepTurn(redis: Redis, keys: Keys, sessionId: string, requestId:
   const timer = setInterval(() => {
     redis
       .eval(RENEW, 2, keys.chatTurn(sessionId), keys.chatTurnStart(sessionId, requestId), requestId, TURN_MS)
-      .catch(() => undefined);
+      .catch(() => undefined); // a missed renewal is tried again a third of TURN_MS later, long before it lapses
   }, TURN_MS / 3);
   timer.unref();
   return () => clearInterval(timer);

@@ -137,14 +137,24 @@ export async function runTurn(
       sessionId: t.sessionId,
       requestId: t.requestId,
       timestamp: stamp(),
-    }).catch(() => undefined);
+    }).catch((e: unknown) =>
+      d.log.warn(
+        { err: e instanceof Error ? e.message : String(e), sessionId: t.sessionId },
+        'turn error event not written',
+      ),
+    );
     throw err;
   } finally {
     unfollow();
     // The session is free before `done` goes out: a client that sends its next message as soon
     // as it sees `done` is never told a turn is still in flight.
     stopKeeping();
-    await releaseTurn(d.redis, d.keys, t.sessionId, t.requestId).catch(() => undefined);
-    await emit('done', {}).catch(() => undefined);
+    await releaseTurn(d.redis, d.keys, t.sessionId, t.requestId).catch(() => undefined); // lapses with TURN_MS
+    await emit('done', {}).catch((e: unknown) =>
+      d.log.warn(
+        { err: e instanceof Error ? e.message : String(e), sessionId: t.sessionId },
+        'turn done event not written',
+      ),
+    );
   }
 }
