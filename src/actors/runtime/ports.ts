@@ -34,7 +34,7 @@ export class FencedError extends Error {
 }
 
 /** An actor's row in its type's read model table; `row` undefined deletes it. */
-export interface ViewRow {
+interface ViewRow {
   key: string;
   row: Record<string, unknown> | undefined;
 }

@@ -72,7 +72,7 @@ export interface ReadModel<S> {
  * its read model row) not written for `idleMs`, through its fence, so a retirement never races
  * the owner's commits. A message to a retired actor finds no state, as a new one would.
  */
-export interface RetentionPolicy {
+interface RetentionPolicy {
   readonly idleMs: number;
 }
 
