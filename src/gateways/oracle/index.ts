@@ -80,7 +80,9 @@ export function oracleRoutes(
     ...(config.ORACLE_ENTITY_DID ? { entityDid: config.ORACLE_ENTITY_DID } : {}),
   };
   const plugins = [
-    ...(config.ORACLE_CREDITS_URL ? [creditsPlugin(httpSubscriptions(config.ORACLE_CREDITS_URL))] : []),
+    ...(config.ORACLE_CREDITS_URL
+      ? [creditsPlugin(httpSubscriptions(config.ORACLE_CREDITS_URL), d.log.child({ plugin: 'credits' }))]
+      : []),
     ...(d.plugins ?? []),
   ];
   const tools = [

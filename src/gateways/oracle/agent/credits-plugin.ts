@@ -1,4 +1,5 @@
 import { AppError } from '../../../errors/index.js';
+import type { Logger } from '../../../log.js';
 import type { OraclePlugin } from './plugin.js';
 
 /** The reference runtime's credits gate messages, verbatim (wire reference). */
@@ -19,14 +20,16 @@ export interface Subscription {
  * answers `{status, credits}` for `?did=`); no subscription, an inactive one, or fewer than 10
  * credits answer 402 with the reference's messages, and a failed lookup too.
  */
-export function creditsPlugin(lookup: (did: string) => Promise<Subscription | undefined>): OraclePlugin {
+export function creditsPlugin(lookup: (did: string) => Promise<Subscription | undefined>, log?: Logger): OraclePlugin {
   return {
     name: 'credits',
     async beforeMessage(who) {
       let sub: Subscription | undefined;
       try {
         sub = await lookup(who.did);
-      } catch {
+      } catch (err) {
+        // The client hears only the reference's message; the operator needs the cause.
+        log?.warn({ err: err instanceof Error ? err.message : String(err) }, 'credits lookup failed');
         throw new AppError('PAYMENT_REQUIRED', CREDIT_MESSAGES.failed);
       }
       if (!sub || sub.status === 'none') throw new AppError('PAYMENT_REQUIRED', CREDIT_MESSAGES.none);
