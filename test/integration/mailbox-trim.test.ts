@@ -65,7 +65,15 @@ describe('mailbox trimming', () => {
     const stream = env.keys.mailbox('echo', 99);
     const marks = env.keys.stranded('echo', 99);
     const attempts = env.keys.attempts('echo', 99);
-    const ops = new MailboxOps(env.redis, stream, env.keys.group, 'owner', marks);
+    const ops = new MailboxOps(env.redis, {
+      partition: 99,
+      stream,
+      group: env.keys.group,
+      consumer: 'owner',
+      strandedKey: marks,
+      attemptsKey: attempts,
+      deadStream: env.keys.deadLetter('echo'),
+    });
     await ops.ensureGroup();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await env.redis.xadd(stream, '*', ...tellFields(`k${i}`, { kind: 'get' })))!);
@@ -76,13 +84,13 @@ describe('mailbox trimming', () => {
     await env.redis.sadd(marks, first, second, third);
     await env.redis.hset(attempts, first, 2, second, 1, third, 1);
 
-    await ops.trim(attempts);
+    await ops.trim();
     expect(await env.redis.smembers(marks)).toEqual([third]);
     expect(await env.redis.hkeys(attempts)).toEqual([third]);
 
     // Nothing pending: the bound is the last delivered entry, so every mark goes.
     await env.redis.xack(stream, env.keys.group, third);
-    await ops.trim(attempts);
+    await ops.trim();
     expect(await env.redis.scard(marks)).toBe(0);
     expect(await env.redis.hlen(attempts)).toBe(0);
   });

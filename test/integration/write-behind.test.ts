@@ -6,7 +6,7 @@ import { partitionOf } from '../../src/actors/runtime/keys.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
 import { emptySlot } from '../../src/actors/runtime/apply-batch.js';
-import { MailboxOps } from '../../src/actors/runtime/mailbox-ops.js';
+import { RedisMailbox } from '../../src/actors/runtime/redis-mailbox.js';
 import { createRedis } from '../../src/actors/runtime/redis.js';
 import { newOwned, type Owned } from '../../src/actors/runtime/round-commit.js';
 import { SlotCache } from '../../src/actors/runtime/slot-cache.js';
@@ -151,7 +151,8 @@ describe('write-behind persistence', () => {
     const closed = createRedis(env.redisUrl, 'never-connected');
     const cache = new SlotCache(100);
     cache.set('warm', emptySlot());
-    const ops = new MailboxOps(closed, env.keys.mailbox('lazy', 0), env.keys.group, 'w', env.keys.stranded('lazy', 0));
+    const mailbox = new RedisMailbox({ type: 'lazy', keys: env.keys, redis: closed, blocking: closed, consumer: 'w' });
+    const ops = mailbox.partition(0);
     // A partition already taken (prepared, reading new entries), as the worker keeps it.
     const o: Owned = { ...newOwned(0, 1, performance.now() + 60_000, ops, cache), cursor: '>', prepared: true };
     const wb = new WriteBehind(
@@ -161,7 +162,7 @@ describe('write-behind persistence', () => {
         log: env.log,
         metrics: createMetrics(),
         options: { maxDeliveries: 3 },
-        deadStream: env.keys.deadLetter('lazy'),
+        mailbox,
         workerId: 'w',
       },
       30,

@@ -2,22 +2,10 @@ import { createHash } from 'node:crypto';
 import type { MailboxEntry } from './entry-codec.js';
 import { compareStreamIds } from './stream-id.js';
 import type { ActorContext, ActorDefinition, ActorRejection } from './types.js';
-import type { OutboxRow, RecordRow, Slot } from './ports.js';
+import type { OutboxRow, OutgoingReply, PoisonMessage, RecordRow, Slot } from './ports.js';
 
 /** An actor's state as the worker holds it between batches. */
 export const emptySlot = (): Slot => ({ state: undefined, version: 0, lastMsgId: '0-0' });
-
-export interface OutgoingReply {
-  stream: string;
-  corr: string;
-  ok: boolean;
-  body: string;
-}
-
-export interface PoisonMessage {
-  entry: MailboxEntry;
-  error: string;
-}
 
 export interface BatchOutcome {
   /** Keys whose state changed, with their new slot. */

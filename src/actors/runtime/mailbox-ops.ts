@@ -1,51 +1,46 @@
 import type { Redis } from 'ioredis';
 import { encodeEntry } from './entry-codec.js';
+import type { OutgoingReply, PartitionMailbox, PoisonMessage } from './ports.js';
 import { ackAndReply } from './settle-script.js';
-import type { OutgoingReply, PoisonMessage } from './apply-batch.js';
 
-export type RawEntry = [string, string[] | null];
-
-/**
- * One XREADGROUP over many partition mailboxes: `'>'` for new entries, or an id for this
- * consumer's pending history after it. Blocks (for `blockMs`, unless undefined) only when every
- * cursor is `'>'`. Returns the entries per stream; a stream with nothing to read is absent.
- */
-export async function readMany(
-  blocking: Redis,
-  group: string,
-  consumer: string,
-  cursors: ReadonlyArray<{ stream: string; cursor: string }>,
-  count: number,
-  blockMs: number | undefined,
-): Promise<Map<string, RawEntry[]>> {
-  const streams = cursors.map((c) => c.stream);
-  const ids = cursors.map((c) => c.cursor);
-  const block = blockMs !== undefined && ids.every((id) => id === '>') ? ['BLOCK', blockMs] : [];
-  const res = (await blocking.call(
-    'XREADGROUP',
-    'GROUP',
-    group,
-    consumer,
-    'COUNT',
-    count,
-    ...block,
-    'STREAMS',
-    ...streams,
-    ...ids,
-  )) as Array<[string, RawEntry[]]> | null;
-  return new Map((res ?? []).map(([stream, entries]) => [stream, entries]));
+/** Where one partition's mailbox and its companions live in Redis. */
+export interface MailboxPlace {
+  partition: number;
+  stream: string;
+  group: string;
+  consumer: string;
+  /** The partition's set of stranded marks (see {@link MailboxOps.claimStranded}). */
+  strandedKey: string;
+  /** The partition's hash of takeover counts (see {@link MailboxOps.countClaims}). */
+  attemptsKey: string;
+  /** The type's dead-letter stream. */
+  deadStream: string;
 }
 
-/** Raw Redis calls on one partition mailbox; the worker loop composes them. */
-export class MailboxOps {
+/** One partition mailbox on a Redis stream: the Redis adapter of {@link PartitionMailbox}. */
+export class MailboxOps implements PartitionMailbox {
+  readonly partition: number;
+  readonly stream: string;
+  readonly group: string;
+  readonly consumer: string;
+  private readonly strandedKey: string;
+  private readonly attemptsKey: string;
+  private readonly deadStream: string;
+
   constructor(
-    private readonly redis: Redis,
-    readonly stream: string,
-    readonly group: string,
-    readonly consumer: string,
-    /** The partition's set of stranded marks (see {@link claimStranded}). */
-    private readonly strandedKey: string,
-  ) {}
+    readonly redis: Redis,
+    place: MailboxPlace,
+  ) {
+    ({
+      partition: this.partition,
+      stream: this.stream,
+      group: this.group,
+      consumer: this.consumer,
+      strandedKey: this.strandedKey,
+      attemptsKey: this.attemptsKey,
+      deadStream: this.deadStream,
+    } = place);
+  }
 
   /** Creates the consumer group at the start of the stream, so entries sent before it exist are read. */
   async ensureGroup(): Promise<void> {
@@ -156,14 +151,14 @@ export class MailboxOps {
    * counts. An entry that keeps being claimed keeps killing its owners: it is poison. (Redis's
    * own delivery counter also grows with every retry after an outage, so it cannot tell.)
    */
-  async countClaims(attemptsKey: string, ids: readonly string[]): Promise<Map<string, number>> {
+  async countClaims(ids: readonly string[]): Promise<Map<string, number>> {
     if (ids.length === 0) return new Map();
-    const counts = await Promise.all(ids.map((id) => this.redis.hincrby(attemptsKey, id, 1)));
+    const counts = await Promise.all(ids.map((id) => this.redis.hincrby(this.attemptsKey, id, 1)));
     return new Map(ids.map((id, i) => [id, counts[i] ?? 0]));
   }
 
-  async forgetClaims(attemptsKey: string, ids: readonly string[]): Promise<void> {
-    if (ids.length > 0) await this.redis.hdel(attemptsKey, ...ids);
+  async forgetClaims(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.redis.hdel(this.attemptsKey, ...ids);
   }
 
   /**
@@ -175,13 +170,11 @@ export class MailboxOps {
     ids: readonly string[],
     replies: readonly OutgoingReply[],
     dead: readonly PoisonMessage[],
-    deadStream: string,
-    worker: string,
   ): Promise<number> {
     if (dead.length === 0) return ackAndReply(this.redis, this.group, [{ stream: this.stream, ids }], replies);
     // A dead letter and the acknowledgement of its entry go together or not at all.
     const tx = this.redis.multi();
-    for (const d of dead) tx.xadd(deadStream, '*', ...deadLetterFields(d, this.stream, worker));
+    for (const d of dead) tx.xadd(this.deadStream, '*', ...deadLetterFields(d, this.stream, this.consumer));
     // XACK with no id is a syntax error, which would abort the whole MULTI.
     if (ids.length > 0) tx.xack(this.stream, this.group, ...ids);
     const [, refused] = await Promise.all([
@@ -192,32 +185,14 @@ export class MailboxOps {
   }
 
   /**
-   * Acknowledges several partitions' batches (none with dead letters) and sends all their
-   * replies in one script: a round's settles in one command. The partitions share the worker's
-   * connection and group. Returns how many replies Redis refused.
-   */
-  static settleMany(
-    batches: ReadonlyArray<{ ops: MailboxOps; ids: readonly string[]; replies: readonly OutgoingReply[] }>,
-  ): Promise<number> {
-    const first = batches[0];
-    if (!first) return Promise.resolve(0);
-    return ackAndReply(
-      first.ops.redis,
-      first.ops.group,
-      batches.map((b) => ({ stream: b.ops.stream, ids: b.ids })),
-      batches.flatMap((b) => b.replies),
-    );
-  }
-
-  /**
    * Trims entries that every reader is done with: below both the oldest pending entry and the
    * last one delivered to the group, so nothing unread or unacknowledged is ever dropped. The
    * stranded marks and takeover counts of entries below that bound go too: they only matter
    * while their entry is pending, and a path that settles an entry without dropping them (or an
    * XCLAIM that found the entry acknowledged) would otherwise leave them for ever.
    */
-  async trim(attemptsKey: string): Promise<void> {
-    await this.redis.eval(trimScript, 3, this.stream, this.strandedKey, attemptsKey, this.group);
+  async trim(): Promise<void> {
+    await this.redis.eval(trimScript, 3, this.stream, this.strandedKey, this.attemptsKey, this.group);
   }
 }
 

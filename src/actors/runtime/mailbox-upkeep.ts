@@ -13,8 +13,6 @@ export class MailboxUpkeep {
   constructor(
     private readonly o: { trimEveryMs: number; leaseTtlMs: number; maxDeliveries: number },
     private readonly log: Logger,
-    /** A partition's hash of takeover counts. */
-    private readonly attempts: (partition: number) => string,
   ) {}
 
   /**
@@ -24,7 +22,7 @@ export class MailboxUpkeep {
   async prepare(o: Owned): Promise<void> {
     await o.ops.ensureGroup();
     const claimed = await o.ops.claimAll();
-    const counts = await o.ops.countClaims(this.attempts(o.partition), claimed);
+    const counts = await o.ops.countClaims(claimed);
     o.claimed = new Set(claimed);
     o.poisonIds = new Set(claimed.filter((id) => (counts.get(id) ?? 0) > this.o.maxDeliveries));
     // Entries an earlier owner took back from a paused one and did not get to apply.
@@ -48,7 +46,7 @@ export class MailboxUpkeep {
     const now = Date.now();
     if (now - this.lastTrim < this.o.trimEveryMs) return;
     this.lastTrim = now;
-    await Promise.all(owned.filter((o) => o.prepared).map((o) => o.ops.trim(this.attempts(o.partition))));
+    await Promise.all(owned.filter((o) => o.prepared).map((o) => o.ops.trim()));
   }
 
   /**

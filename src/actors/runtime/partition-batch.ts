@@ -1,16 +1,9 @@
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import type { SnapshotStore } from './ports.js';
-import {
-  applyBatch,
-  emptyOutcome,
-  emptySlot,
-  type BatchOutcome,
-  type OutgoingReply,
-  type PoisonMessage,
-} from './apply-batch.js';
+import type { OutgoingReply, PoisonMessage, SnapshotStore } from './ports.js';
+import { applyBatch, emptyOutcome, emptySlot, type BatchOutcome } from './apply-batch.js';
 import { decodeEntry, type MailboxEntry } from './entry-codec.js';
-import type { MailboxOps, RawEntry } from './mailbox-ops.js';
+import type { PartitionMailbox, RawEntry } from './ports.js';
 import { compareStreamIds } from './stream-id.js';
 import type { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
@@ -22,7 +15,7 @@ import type { ActorDefinition } from './types.js';
  * each other).
  */
 export interface BatchPartition {
-  ops: MailboxOps;
+  ops: PartitionMailbox;
   cache: SlotCache;
   poisonIds: ReadonlySet<string>;
   stranded: Set<string>;

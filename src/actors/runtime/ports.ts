@@ -1,7 +1,10 @@
+import type { MailboxEntry } from './entry-codec.js';
+
 /**
  * What the actor runtime needs from the outside, as interfaces (ports): the store that keeps
- * actor state between rounds, and word of a store's outage. `src/store` implements them for
- * PostgreSQL; the runtime imports no adapter.
+ * actor state between rounds, the mailboxes it reads, and word of a store's outage. `src/store`
+ * implements the store for PostgreSQL and in memory; `redis-mailbox.ts` and `memory-mailbox.ts`
+ * the mailboxes, for Redis streams and in memory. Each pair passes one conformance suite.
  */
 
 /** An actor's state between rounds, as the store keeps it. */
@@ -96,4 +99,79 @@ export interface OutageSignal {
   current(): string | undefined;
   /** Called with the cause when it goes down, with undefined when it is back. Returns the unsubscribe. */
   onChange(listener: (down: string | undefined) => void): () => void;
+}
+
+/** A reply to an ask, bound for the asker's reply stream. */
+export interface OutgoingReply {
+  stream: string;
+  corr: string;
+  ok: boolean;
+  body: string;
+}
+
+/** An entry set aside (dead-lettered), and why. */
+export interface PoisonMessage {
+  entry: MailboxEntry;
+  error: string;
+}
+
+/** A mailbox entry as read: its id and its fields (null: deleted since it was delivered). */
+export type RawEntry = [string, string[] | null];
+
+/**
+ * One partition's mailbox, as its owner (one consumer of the mailbox's group) uses it. Entries
+ * are delivered in id order; one delivered and not acknowledged is pending with its consumer.
+ */
+export interface PartitionMailbox {
+  readonly partition: number;
+  /** Creates the group at the start of the mailbox, so entries sent before it are read (idempotent). */
+  ensureGroup(): Promise<void>;
+  /** Moves every pending entry of the group (earlier owners' too) to this consumer; their ids. */
+  claimAll(): Promise<string[]>;
+  /**
+   * Marks stranded, then moves to this consumer, the entries other consumers have held for
+   * `minIdleMs` or more; their ids.
+   */
+  claimStranded(minIdleMs: number): Promise<string[]>;
+  /** Which of these entries are marked stranded. */
+  strandedAmong(ids: readonly string[]): Promise<string[]>;
+  unmarkStranded(ids: readonly string[]): Promise<void>;
+  /** Forgets consumers of earlier owners that hold nothing. */
+  dropIdleConsumers(): Promise<void>;
+  /** Counts one more takeover of each entry; the counts. */
+  countClaims(ids: readonly string[]): Promise<Map<string, number>>;
+  forgetClaims(ids: readonly string[]): Promise<void>;
+  /** Drops what every reader is done with (never an entry unread or pending), with its marks and counts. */
+  trim(): Promise<void>;
+  /**
+   * Acknowledges entries, sends replies, and writes dead letters (each with its entry's
+   * acknowledgement, all or none); returns how many replies could not be delivered.
+   */
+  settle(ids: readonly string[], replies: readonly OutgoingReply[], dead: readonly PoisonMessage[]): Promise<number>;
+}
+
+/** The mailboxes of one actor type, as one worker (one consumer) reads them. */
+export interface Mailbox {
+  partition(p: number): PartitionMailbox;
+  /**
+   * One read over several partitions: cursor `'>'` for new entries (they become pending with
+   * this consumer), or an id for this consumer's pending entries after it. Waits up to `blockMs`
+   * for an entry only when every cursor is `'>'` and `blockMs` is given. Partitions with nothing
+   * are absent from the answer.
+   */
+  read(
+    cursors: ReadonlyArray<{ partition: number; cursor: string }>,
+    count: number,
+    blockMs: number | undefined,
+  ): Promise<Map<number, RawEntry[]>>;
+  /** Ends a waiting read at once (it answers what it has: usually nothing). */
+  interrupt(): void;
+  /** Acknowledges several partitions' entries (no dead letters) and sends their replies, at once. */
+  settleMany(
+    batches: ReadonlyArray<{ partition: number; ids: readonly string[]; replies: readonly OutgoingReply[] }>,
+  ): Promise<number>;
+  /** Connects what the reads need (idempotent; a failure is retried by the reads). */
+  open(): Promise<void>;
+  /** Ends any read and disconnects; idempotent. */
+  close(): void;
 }

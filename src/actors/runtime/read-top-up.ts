@@ -1,4 +1,4 @@
-import type { RawEntry } from './mailbox-ops.js';
+import type { RawEntry } from './ports.js';
 
 /**
  * Whether a blocking read's answer is only the head of a burst, so the worker should read again at
@@ -28,21 +28,21 @@ export function topUpAfter(previousRound: number, got: number, streams: number, 
 
 /**
  * One round's read: `read` once with `blockMs`, then, when `again` says so for the entries it
- * got, once more without blocking, each stream's second entries appended after its first (ids
- * only grow, so stream order holds). Returns the entries per stream and how many in all.
+ * got, once more without blocking, each partition's second entries appended after its first (ids
+ * only grow, so stream order holds). Returns the entries per partition and how many in all.
  */
 export async function readRound(
-  read: (blockMs: number | undefined) => Promise<Map<string, RawEntry[]>>,
+  read: (blockMs: number | undefined) => Promise<Map<number, RawEntry[]>>,
   blockMs: number,
   again: (got: number, streams: number) => boolean,
-): Promise<{ byStream: Map<string, RawEntry[]>; got: number }> {
-  const byStream = await read(blockMs);
+): Promise<{ byPartition: Map<number, RawEntry[]>; got: number }> {
+  const byPartition = await read(blockMs);
   let got = 0;
-  for (const raw of byStream.values()) got += raw.length;
-  if (!again(got, byStream.size)) return { byStream, got };
-  for (const [stream, raw] of await read(undefined)) {
-    byStream.set(stream, [...(byStream.get(stream) ?? []), ...raw]);
+  for (const raw of byPartition.values()) got += raw.length;
+  if (!again(got, byPartition.size)) return { byPartition, got };
+  for (const [p, raw] of await read(undefined)) {
+    byPartition.set(p, [...(byPartition.get(p) ?? []), ...raw]);
     got += raw.length;
   }
-  return { byStream, got };
+  return { byPartition, got };
 }

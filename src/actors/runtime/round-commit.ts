@@ -1,7 +1,6 @@
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import { FencedError, type BatchCommit } from './ports.js';
-import { MailboxOps } from './mailbox-ops.js';
+import { FencedError, type BatchCommit, type Mailbox, type PartitionMailbox } from './ports.js';
 import { failedReply, type Applied } from './partition-batch.js';
 import type { SlotCache } from './slot-cache.js';
 import { viewOf } from './read-model.js';
@@ -11,7 +10,7 @@ import type { ActorDefinition } from './types.js';
 export interface Owned {
   partition: number;
   epoch: number;
-  ops: MailboxOps;
+  ops: PartitionMailbox;
   cache: SlotCache;
   /** `'>'` for new entries; otherwise the id after which this consumer's pending history is read. */
   cursor: string;
@@ -44,7 +43,7 @@ export function newOwned(
   partition: number,
   epoch: number,
   validUntil: number,
-  ops: MailboxOps,
+  ops: PartitionMailbox,
   cache: SlotCache,
 ): Owned {
   return {
@@ -75,9 +74,8 @@ export interface RoundEnv {
   d: {
     def: ActorDefinition;
     workerId: string;
-    deadStream: string;
+    mailbox: Mailbox;
     commit: (batch: BatchCommit) => Promise<void>;
-    attempts: (partition: number) => string;
     metrics: Metrics;
     log: Logger;
   };
@@ -172,18 +170,14 @@ async function allOrFirstFailure(all: ReadonlyArray<Promise<void>>): Promise<voi
 async function settlePartition(env: RoundEnv, o: Owned, a: Applied, reply: boolean): Promise<void> {
   const { d } = env;
   // A write-behind flush (reply false) replied at apply time but still owes its dead letters.
-  warnRefused(
-    d.log,
-    [o.partition],
-    await o.ops.settle(a.ids, reply ? a.outcome.replies : [], a.dead, d.deadStream, d.workerId),
-  );
+  warnRefused(d.log, [o.partition], await o.ops.settle(a.ids, reply ? a.outcome.replies : [], a.dead));
   await forgetAcknowledged(env, o, a.ids);
 }
 
 /** Acknowledges and replies for committed batches with no dead letters, all in one script. */
 async function settleTogether(env: RoundEnv, parts: ReadonlyArray<[Owned, Applied]>, reply: boolean): Promise<void> {
-  const refused = await MailboxOps.settleMany(
-    parts.map(([o, a]) => ({ ops: o.ops, ids: a.ids, replies: reply ? a.outcome.replies : [] })),
+  const refused = await env.d.mailbox.settleMany(
+    parts.map(([o, a]) => ({ partition: o.partition, ids: a.ids, replies: reply ? a.outcome.replies : [] })),
   );
   warnRefused(
     env.d.log,
@@ -206,7 +200,7 @@ async function forgetAcknowledged(env: RoundEnv, o: Owned, ids: readonly string[
   if (o.claimed.size === 0) return;
   const done = ids.filter((id) => o.claimed.delete(id));
   for (const id of done) o.poisonIds.delete(id);
-  await o.ops.forgetClaims(env.d.attempts(o.partition), done);
+  await o.ops.forgetClaims(done);
 }
 
 /**
@@ -220,7 +214,7 @@ async function deadLetterRefused(env: RoundEnv, o: Owned, a: Applied, reason: un
   d.metrics.deadLettered.inc({ type: d.def.type }, dead.length);
   d.log.error({ partition: o.partition, msgId: a.entries[0]?.id, err: message }, 'message dead-lettered');
   const replies = dead.filter((p) => p.entry.reply).map(failedReply);
-  warnRefused(d.log, [o.partition], await o.ops.settle(a.ids, replies, dead, d.deadStream, d.workerId));
+  warnRefused(d.log, [o.partition], await o.ops.settle(a.ids, replies, dead));
   await forgetAcknowledged(env, o, a.ids);
 }
 

@@ -8,6 +8,7 @@ import { Backoff, sleep } from './backoff.js';
 import type { Keys } from './keys.js';
 import { IdleRetirer } from './idle-retirer.js';
 import { Leases } from './leases.js';
+import { RedisMailbox } from './redis-mailbox.js';
 import { checkReadModel } from './read-model.js';
 import { TypeWorker, type TypeWorkerOptions } from './type-worker.js';
 import type { ActorDefinition } from './types.js';
@@ -88,15 +89,15 @@ export class Runtime {
         new TypeWorker({
           def,
           workerId: d.workerId,
-          redis: d.redis,
-          blocking: d.connect(`${d.workerId}:${def.type}`, true),
+          mailbox: new RedisMailbox({
+            type: def.type,
+            keys: d.keys,
+            redis: d.redis,
+            blocking: d.connect(`${d.workerId}:${def.type}`, true),
+            consumer: d.workerId,
+          }),
           store: d.store,
           commit: (batch) => committer.commit(batch),
-          mailbox: (p) => d.keys.mailbox(def.type, p),
-          attempts: (p) => d.keys.attempts(def.type, p),
-          stranded: (p) => d.keys.stranded(def.type, p),
-          group: d.keys.group,
-          deadStream: d.keys.deadLetter(def.type),
           log: d.log.child({ actor: def.type }),
           metrics: d.metrics,
           clock: d.clock ?? (() => new Date()),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { OutgoingReply } from './apply-batch.js';
+import type { OutgoingReply } from './ports.js';
 
 /**
  * Acknowledges the batches of one or more mailboxes and sends their replies, in one script.

@@ -1,9 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import type { BatchCommit, OutageSignal, SnapshotStore } from './ports.js';
+import type { BatchCommit, Mailbox, OutageSignal, RawEntry, SnapshotStore } from './ports.js';
 import { Backoff, sleep, sleepUnlessBack } from './backoff.js';
-import { MailboxOps, readMany, type RawEntry } from './mailbox-ops.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
 import { readRound, topUpAfter } from './read-top-up.js';
 import { applyParts, decodePartition, loadMissing, type Applied } from './partition-batch.js';
@@ -30,19 +28,11 @@ export interface TypeWorkerOptions {
 export interface TypeWorkerDeps {
   def: ActorDefinition;
   workerId: string;
-  redis: Redis;
-  /** A connection of its own: XREADGROUP BLOCK holds it. */
-  blocking: Redis;
+  /** The type's mailboxes, as this worker reads them. */
+  mailbox: Mailbox;
   store: SnapshotStore;
   /** Commits one partition's batch (through the worker's group committer); throws FencedError. */
   commit: (batch: BatchCommit) => Promise<void>;
-  mailbox: (partition: number) => string;
-  /** Hash counting how often each entry of a partition was claimed from a failed owner. */
-  attempts: (partition: number) => string;
-  /** Set of a partition's entries taken back from an owner paused past its lease. */
-  stranded: (partition: number) => string;
-  group: string;
-  deadStream: string;
   log: Logger;
   metrics: Metrics;
   clock: () => Date;
@@ -75,7 +65,6 @@ export class TypeWorker {
   private readonly releasing = new Map<number, () => void>();
   private stopping = false;
   private loop: Promise<void> | undefined;
-  private blockedId: number | undefined;
   private changed: (() => void) | undefined;
   /** Acknowledgements and replies of committed rounds still on their way. */
   private readonly settling = new Set<Promise<void>>();
@@ -92,7 +81,7 @@ export class TypeWorker {
   private lastRound = 0;
 
   constructor(private readonly d: TypeWorkerDeps) {
-    this.upkeep = new MailboxUpkeep(d.options, d.log, d.attempts);
+    this.upkeep = new MailboxUpkeep(d.options, d.log);
     const policy = d.def.persistence;
     this.writeBehind =
       policy.mode === 'write-behind'
@@ -122,13 +111,7 @@ export class TypeWorker {
    * until `validUntil` (performance.now() time) unless extended.
    */
   add(partition: number, epoch: number, validUntil: number): void {
-    const ops = new MailboxOps(
-      this.d.redis,
-      this.d.mailbox(partition),
-      this.d.group,
-      this.d.workerId,
-      this.d.stranded(partition),
-    );
+    const ops = this.d.mailbox.partition(partition);
     this.owned.set(partition, newOwned(partition, epoch, validUntil, ops, new SlotCache(this.d.options.cacheSize)));
     this.interrupt();
   }
@@ -155,7 +138,7 @@ export class TypeWorker {
   /** Finishes the rounds in hand (and flushes write-behind state), then stops. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.d.blocking.disconnect();
+    this.d.mailbox.close();
     this.changed?.();
     await this.loop;
   }
@@ -163,15 +146,12 @@ export class TypeWorker {
   /** Ends a blocking read early, so a change of partitions takes effect at once. */
   private interrupt(): void {
     this.changed?.();
-    // Best effort: without the UNBLOCK the read still ends within blockMs, and the change with it.
-    if (this.blockedId !== undefined) void this.d.redis.client('UNBLOCK', this.blockedId).catch(() => undefined);
+    this.d.mailbox.interrupt();
   }
 
   private async run(): Promise<void> {
     const backoff = new Backoff();
-    // A failed connect is retried in the background (createRedis reports the outage); the reads
-    // fail meanwhile, and recover() logs and retries them.
-    await this.d.blocking.connect().catch(() => undefined);
+    await this.d.mailbox.open();
     while (!this.stopping) {
       try {
         await this.settleReleases();
@@ -208,7 +188,6 @@ export class TypeWorker {
     await this.drainSettles();
     const cause = this.failure ?? err;
     this.failure = undefined;
-    this.blockedId = undefined;
     // Redis lost the mailboxes (a restart without persistence): make the groups again.
     if (String(cause instanceof Error ? cause.message : cause).includes('NOGROUP')) {
       for (const o of this.owned.values()) o.prepared = false;
@@ -250,18 +229,17 @@ export class TypeWorker {
       return new Map();
     }
     const leaseLeft = Math.min(...parts.map((o) => o.validUntil - now));
-    const cursors = parts.map((o) => ({ stream: o.ops.stream, cursor: o.cursor }));
-    this.blockedId ??= await this.d.blocking.client('ID');
+    const cursors = parts.map((o) => ({ partition: o.partition, cursor: o.cursor }));
     const count = this.isolating > 0 ? 1 : this.d.options.batch;
-    const { byStream, got } = await readRound(
-      (block) => readMany(this.d.blocking, this.d.group, this.d.workerId, cursors, count, block),
+    const { byPartition, got } = await readRound(
+      (block) => this.d.mailbox.read(cursors, count, block),
       Math.max(1, Math.floor(Math.min(this.blockFor(), leaseLeft))),
       (n, streams) => this.mayReadAgain(parts) && topUpAfter(this.lastRound, n, streams, count),
     );
     this.lastRound = got;
     const out = new Map<Owned, RawEntry[]>();
     for (const o of parts) {
-      const raw = byStream.get(o.ops.stream) ?? [];
+      const raw = byPartition.get(o.partition) ?? [];
       if (o.cursor !== '>') o.cursor = raw.length === 0 ? '>' : raw[raw.length - 1]![0];
       if (raw.length > 0) out.set(o, raw);
     }

@@ -7,7 +7,7 @@ import {
   type BatchDeps,
   type Decoded,
 } from './partition-batch.js';
-import { MailboxOps } from './mailbox-ops.js';
+import type { Mailbox } from './ports.js';
 import { warnRefused, type Owned } from './round-commit.js';
 import type { SlotCache } from './slot-cache.js';
 
@@ -22,7 +22,7 @@ export class WriteBehind {
   private flushing: Promise<void> | undefined;
 
   constructor(
-    private readonly d: BatchDeps & { deadStream: string; workerId: string },
+    private readonly d: BatchDeps & { mailbox: Mailbox; workerId: string },
     private readonly flushMs: number,
     /** Commits (and acknowledges, without replying again) each partition's merged rounds. */
     private readonly commit: (batches: Array<[Owned, Applied]>) => Promise<void>,
@@ -72,8 +72,8 @@ export class WriteBehind {
     const applied = await applyParts(this.d, parts, now);
     for (const [o, a] of applied) this.hold(o, a);
     // Every partition's replies in one script: nothing is acknowledged before the flush.
-    const refused = await MailboxOps.settleMany(
-      applied.map(([o, a]) => ({ ops: o.ops, ids: [], replies: a.outcome.replies })),
+    const refused = await this.d.mailbox.settleMany(
+      applied.map(([o, a]) => ({ partition: o.partition, ids: [], replies: a.outcome.replies })),
     );
     warnRefused(
       this.d.log,

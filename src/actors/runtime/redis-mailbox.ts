@@ -1,0 +1,108 @@
+import type { Redis } from 'ioredis';
+import type { Keys } from './keys.js';
+import { MailboxOps } from './mailbox-ops.js';
+import type { Mailbox, OutgoingReply, RawEntry } from './ports.js';
+import { ackAndReply } from './settle-script.js';
+
+export interface RedisMailboxDeps {
+  type: string;
+  keys: Keys;
+  /** The worker's shared (auto-pipelined) connection: settles, claims, trims. */
+  redis: Redis;
+  /** A connection of its own: XREADGROUP BLOCK holds it. */
+  blocking: Redis;
+  /** This worker: the consumer name in every partition's group. */
+  consumer: string;
+}
+
+/**
+ * A type's mailboxes on Redis streams (`keys.mailbox(type, p)`), read by one worker: one
+ * XREADGROUP over all the partitions it owns, on a connection of its own so the read can block,
+ * and ended early with CLIENT UNBLOCK from the shared connection.
+ */
+export class RedisMailbox implements Mailbox {
+  private readonly partitions = new Map<number, MailboxOps>();
+  private readonly streamToPartition = new Map<string, number>();
+  private blockedId: number | undefined;
+
+  constructor(private readonly d: RedisMailboxDeps) {
+    // A new connection has a new id: ask again before the next read.
+    d.blocking.on('ready', () => (this.blockedId = undefined));
+  }
+
+  partition(p: number): MailboxOps {
+    let ops = this.partitions.get(p);
+    if (!ops) {
+      const { keys, type } = this.d;
+      ops = new MailboxOps(this.d.redis, {
+        partition: p,
+        stream: keys.mailbox(type, p),
+        group: keys.group,
+        consumer: this.d.consumer,
+        strandedKey: keys.stranded(type, p),
+        attemptsKey: keys.attempts(type, p),
+        deadStream: keys.deadLetter(type),
+      });
+      this.partitions.set(p, ops);
+      this.streamToPartition.set(ops.stream, p);
+    }
+    return ops;
+  }
+
+  async open(): Promise<void> {
+    // A failed connect is retried by ioredis; the first read then fails, and the worker's round
+    // retry logs it.
+    await this.d.blocking.connect().catch(() => undefined);
+  }
+
+  close(): void {
+    this.d.blocking.disconnect();
+  }
+
+  interrupt(): void {
+    // Best effort: a read that is not woken still ends within its block time.
+    if (this.blockedId !== undefined) void this.d.redis.client('UNBLOCK', this.blockedId).catch(() => undefined);
+  }
+
+  async read(
+    cursors: ReadonlyArray<{ partition: number; cursor: string }>,
+    count: number,
+    blockMs: number | undefined,
+  ): Promise<Map<number, RawEntry[]>> {
+    this.blockedId ??= await this.d.blocking.client('ID');
+    const streams = cursors.map((c) => this.partition(c.partition).stream);
+    const ids = cursors.map((c) => c.cursor);
+    const block = blockMs !== undefined && ids.every((id) => id === '>') ? ['BLOCK', blockMs] : [];
+    const res = (await this.d.blocking.call(
+      'XREADGROUP',
+      'GROUP',
+      this.d.keys.group,
+      this.d.consumer,
+      'COUNT',
+      count,
+      ...block,
+      'STREAMS',
+      ...streams,
+      ...ids,
+    )) as Array<[string, RawEntry[]]> | null;
+    const out = new Map<number, RawEntry[]>();
+    // A pending-history read answers every stream named, empty or not: the empty ones are left out.
+    for (const [stream, entries] of res ?? []) {
+      if (entries.length > 0) out.set(this.streamToPartition.get(stream)!, entries);
+    }
+    return out;
+  }
+
+  /** One script for the acknowledgements and replies of every partition (see settle-script.ts). */
+  settleMany(
+    batches: ReadonlyArray<{ partition: number; ids: readonly string[]; replies: readonly OutgoingReply[] }>,
+  ): Promise<number> {
+    if (batches.length === 0) return Promise.resolve(0);
+    return ackAndReply(
+      this.d.redis,
+      this.d.keys.group,
+      batches.map((b) => ({ stream: this.partition(b.partition).stream, ids: b.ids })),
+      batches.flatMap((b) => b.replies),
+    );
+  }
+}

@@ -1,0 +1,38 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import { decodeReply } from '../../src/actors/runtime/entry-codec.js';
+import { connectRedis, createRedis } from '../../src/actors/runtime/redis.js';
+import { RedisMailbox } from '../../src/actors/runtime/redis-mailbox.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+import { entryFields, mailboxSuite } from '../support/mailbox-suite.js';
+
+let env: Isolated;
+let shared: Redis;
+const blocking: Redis[] = [];
+beforeAll(async () => {
+  env = await isolated();
+  shared = await connectRedis(createRedis(env.redisUrl, 'suite-shared', { log: env.log }), env.redisUrl);
+});
+afterAll(async () => {
+  for (const b of blocking) b.disconnect();
+  shared.disconnect();
+  await env.cleanup();
+});
+
+mailboxSuite('Redis streams', () => ({
+  mailbox: (type, consumer) => {
+    const b = createRedis(env.redisUrl, `suite-${consumer}`, { blocking: true, log: env.log });
+    blocking.push(b);
+    return new RedisMailbox({ type, keys: env.keys, redis: shared, blocking: b, consumer });
+  },
+  send: async (type, partition, key) =>
+    (await env.redis.xadd(env.keys.mailbox(type, partition), '*', ...entryFields(key)))!,
+  openReplies: async (name) => {
+    const stream = env.keys.replies(name);
+    await env.redis.xgroup('CREATE', stream, 'probe', '$', 'MKSTREAM'); // makes the stream exist
+    return stream;
+  },
+  replies: async (stream) => (await env.redis.xrange(stream, '-', '+')).map(([, fields]) => decodeReply(fields).corr),
+  deadLetters: async (type) => env.redis.xlen(env.keys.deadLetter(type)),
+  idle: (ms) => new Promise((r) => setTimeout(r, ms)), // Redis's own clock: real time has to pass
+}));
