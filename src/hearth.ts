@@ -44,6 +44,10 @@ export interface StartOptions {
   actors?: readonly ActorDefinition[];
   /** Runs the migrations before starting (default true; `npm run migrate` does it separately too). */
   migrate?: boolean;
+  /**
+   * hearth's clock (default: the real time): what decides expiry and the caches' lifetimes, so a
+   * test moves it instead of sleeping. Timeouts, back-off, leases and metrics keep the real time.
+   */
   clock?: () => Date;
   /** Oracle plugins (routes, auth-excluded routes, agent tools, checks before a turn). */
   plugins?: readonly OraclePlugin[];
@@ -64,6 +68,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     ...defaultActors,
     ussdSessionActor({ pinKey: config.PIN_ENCRYPTION_KEY, idleMs: config.USSD_IDLE_SECONDS * 1000 }),
   ];
+  const clock = opts.clock ?? (() => new Date());
   const keys = createKeys(config.REDIS_PREFIX);
   const metrics = createMetrics();
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -117,7 +122,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         log: log.child({ role: 'worker' }),
         metrics,
         actors,
-        clock: opts.clock,
+        clock,
         database,
         options: {
           partitions: config.ACTOR_PARTITIONS,
@@ -136,7 +141,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         sql,
         log: log.child({ role: 'worker', actor: 'ledger' }),
         ownerId: processId('ledger'),
-        clock: opts.clock ?? (() => new Date()),
+        clock,
       });
       cleanups.push(() => ledger.close());
     }
@@ -175,8 +180,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     let oracle: Awaited<ReturnType<typeof startOracleGateway>> | undefined;
     if (client) {
       const adminHash = config.HEARTH_ADMIN_KEY ? hashSecret(config.HEARTH_ADMIN_KEY) : undefined;
-      const keyStore = new ApiKeyStore(sql, adminHash);
-      const clock = opts.clock ?? (() => new Date());
+      const keyStore = new ApiKeyStore(sql, adminHash, undefined, () => clock().getTime());
       const ussd = {
         pinKey: config.PIN_ENCRYPTION_KEY,
         serviceCodes: config.ZM_SERVICE_CODES,

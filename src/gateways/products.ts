@@ -49,19 +49,20 @@ export function productRoutes({
   ussd,
   limits,
 }: ProductDeps): RouteSpec[] {
+  const now = () => clock().getTime();
   const households = new Registry(sql, householdTable);
   // Read on every redemption and supplier request: kept 2 s (changes elsewhere show within that).
-  const suppliers = new Registry(sql, supplierTable, 2_000);
+  const suppliers = new Registry(sql, supplierTable, 2_000, now);
   const g = {
     keys,
     limits,
     idempotency: new IdempotencyStore(sql, ussd.pinKey),
     signatures: new SupplierSignatures(suppliers, redis, (d) => redisKeys.seenSignature(d), clock),
   };
-  const products = new Registry(sql, productTable, 2_000);
+  const products = new Registry(sql, productTable, 2_000, now);
   // Read on every redemption (its plan, rule 4): kept 2 s, like suppliers and products; a change
   // through this process shows at once (the registry drops what it updates).
-  const certificates = new Registry(sql, certificateTable, 2_000);
+  const certificates = new Registry(sql, certificateTable, 2_000, now);
   const plans = new VoucherPlans(new VoucherReads(sql), certificates);
   const vouchers = new VoucherReads(sql);
   const staff = ['admin', 'implementer'] as const;

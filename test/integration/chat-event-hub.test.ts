@@ -6,10 +6,13 @@ import { eventually, isolated, type Isolated } from '../support/isolated.js';
 
 /** Resolves once `seen` holds `n` events (or fails after 5 s). */
 async function until(seen: ChatEvent[], n: number): Promise<void> {
-  for (let i = 0; seen.length < n; i++) {
-    if (i > 250) throw new Error(`only ${seen.length} of ${n} events`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const got = await eventually(
+    () => Promise.resolve(seen.length),
+    (k) => k >= n,
+    5_000,
+    20,
+  );
+  if (got < n) throw new Error(`only ${got} of ${n} events`);
 }
 
 describe('chat event hub: each listener gets exactly the events after its own `from`', () => {
@@ -50,7 +53,8 @@ describe('chat event hub: each listener gets exactly the events after its own `f
     await emit('s1', 4);
     await until(b, 3);
     await until(c, 1);
-    await new Promise((r) => setTimeout(r, 300)); // room for a duplicate to show up
+    // A sleep, not a wait for something: room for a duplicate, which must not come.
+    await new Promise((r) => setTimeout(r, 300));
     expect(numbers(a)).toEqual([1, 2, 3, 4]);
     expect(numbers(b)).toEqual([2, 3, 4]);
     expect(numbers(c)).toEqual([4]);
@@ -72,6 +76,7 @@ describe('chat event hub: each listener gets exactly the events after its own `f
     await emit('s2', 2);
     await emit('s3', 10);
     await until(y, 2);
+    // A sleep: s2's event is on another stream than s3's, so y's proves nothing; room for x's to come.
     await new Promise((r) => setTimeout(r, 200));
     expect(numbers(x)).toEqual([1]);
     expect(numbers(y)).toEqual([9, 10]);

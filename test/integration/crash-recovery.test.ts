@@ -45,6 +45,7 @@ describe('crash recovery', () => {
         second = spawnHearth(workerEnv);
         procs.push(second);
       }
+      // A sleep on purpose: paces the load, so the crash falls mid-stream.
       await new Promise((r) => setTimeout(r, 10));
     }
     await second?.waitFor(partitionTaken);

@@ -1,7 +1,8 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { partitionOf } from '../../src/actors/runtime/keys.js';
 import { startHearth, type Hearth } from '../../src/hearth.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
 
 /** Sends raw bytes and closes the socket after `closeAfterMs`, as a client that gives up. */
 function sendAndHangUp(port: number, raw: string, closeAfterMs: number): Promise<string> {
@@ -40,7 +41,11 @@ describe('HTTP gateway with clients that go away', () => {
     const raw = `POST /v1/diagnostics/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
     const hangUps = await Promise.all(Array.from({ length: 20 }, () => sendAndHangUp(hearth.port, raw, 50)));
     expect(hangUps.every((r) => r === '')).toBe(true); // nobody got an answer before hanging up
-    await new Promise((r) => setTimeout(r, 600)); // the asks time out now and must not write
+    // The asks time out now, and their answers must not be written to the closed connections.
+    const metrics = async () => (await fetch(`http://127.0.0.1:${hearth.port}/metrics`)).text();
+    const timedOut = async () =>
+      Number(/^hearth_asks_timed_out_total\{type="echo"\} (\d+)$/m.exec(await metrics())?.[1] ?? 0);
+    expect(await eventually(timedOut, (n) => n >= 20, 10_000, 20)).toBeGreaterThanOrEqual(20);
     const res = await fetch(`http://127.0.0.1:${hearth.port}/health`);
     expect(res.status).toBe(200);
   });
@@ -67,16 +72,17 @@ describe('HTTP gateway with clients that go away', () => {
   });
 
   it('finishes a request in flight when shutdown begins, then stops listening', async () => {
-    const second = await startHearth(
-      env.config({ ROLE: 'gateway', HEARTH_DIAGNOSTICS: 'true', ASK_TIMEOUT_MS: '400' }),
-      env.log,
-    );
+    const config = env.config({ ROLE: 'gateway', HEARTH_DIAGNOSTICS: 'true', ASK_TIMEOUT_MS: '400' });
+    const second = await startHearth(config, env.log);
     const inFlight = fetch(`http://127.0.0.1:${second.port}/v1/diagnostics/echo`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ key: 'drain', payload: 1 }),
     });
-    await new Promise((r) => setTimeout(r, 100));
+    // In flight: its ask is in the mailbox (no worker will answer it).
+    const mailbox = env.keys.mailbox('echo', partitionOf('drain', config.ACTOR_PARTITIONS));
+    const asked = async () => (await env.redis.xrange(mailbox, '-', '+')).some(([, f]) => f[1] === 'drain');
+    expect(await eventually(asked, Boolean, 10_000, 10)).toBe(true);
     const closing = second.close();
     const res = await inFlight;
     expect(res.status).toBe(504); // answered (the ask timed out), not dropped

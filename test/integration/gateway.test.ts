@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey } from '../support/api.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { startProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 describe('HTTP gateway', () => {
@@ -134,12 +134,12 @@ describe('HTTP gateway', () => {
     expect(redisCheck).not.toContain('127.0.0.1');
 
     redisProxy.restore();
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      status = (await post('/v1/diagnostics/echo', JSON.stringify({ key: 'back', payload: 1 }))).status;
-    }
-    expect(status).toBe(200);
+    const back = await eventually(
+      () => post('/v1/diagnostics/echo', JSON.stringify({ key: 'back', payload: 1 })),
+      (r) => r.status === 200,
+      10_000,
+    );
+    expect(back.status).toBe(200);
   });
 
   it('reports 503 naming postgres when Postgres is unreachable', async () => {
@@ -155,12 +155,12 @@ describe('HTTP gateway', () => {
     expect(body.checks.postgres).not.toContain('127.0.0.1');
     expect(JSON.stringify(body)).not.toMatch(/127\.0\.0\.1:\d+/); // nor in the ledger part beside it
     pgProxy.restore();
-    let status = 0;
-    for (let i = 0; i < 30 && status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      status = (await fetch(`${base}/health`)).status;
-    }
-    expect(status).toBe(200);
+    const back = await eventually(
+      () => fetch(`${base}/health`),
+      (r) => r.status === 200,
+      6_000,
+    );
+    expect(back.status).toBe(200);
   });
 
   it('commits asks again once PostgreSQL is back: the commit connections reconnect', async () => {
@@ -170,13 +170,15 @@ describe('HTTP gateway', () => {
     pgProxy.cut();
     expect((await echo(1)).status).toBeGreaterThanOrEqual(500);
     pgProxy.restore();
-    let asked = 1;
-    let res = await echo(2);
-    for (let i = 0; i < 30 && res.status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      asked++;
-      res = await echo(2);
-    }
+    let asked = 0;
+    const res = await eventually(
+      () => {
+        asked++;
+        return echo(2);
+      },
+      (r) => r.status === 200,
+      6_000,
+    );
     expect(res.status).toBe(200);
     // The ask that timed out applied too once PostgreSQL was back (its gateway said it may), and
     // before the last one (same key, stream order); a retried ask that timed out may have applied
@@ -189,12 +191,7 @@ describe('HTTP gateway', () => {
   const listKeys = () => fetch(`${base}/v1/api-keys`, { headers: { authorization: `Bearer ${adminKey}` } });
 
   async function untilPostgresBack(): Promise<void> {
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      status = (await listKeys()).status;
-    }
-    expect(status).toBe(200);
+    expect((await eventually(listKeys, (r) => r.status === 200, 10_000)).status).toBe(200);
   }
 
   it('answers a /v1 route 503 UNAVAILABLE with Retry-After, not 500, when PostgreSQL refuses connections', async () => {

@@ -69,7 +69,7 @@ async function newAnchor(overrides: Partial<CosmosAnchorOptions> = {}): Promise<
 function recorder() {
   const saves: Array<{ signed: SignedAnchor; broadcastsBefore: number }> = [];
   const save = async (signed: SignedAnchor) => {
-    await sleep(25);
+    await sleep(25); // a sleep on purpose: the write's own latency, which the broadcast must wait out
     saves.push({ signed, broadcastsBefore: fake.broadcastCount });
   };
   return { saves, save, last: () => saves.at(-1)?.signed };

@@ -4,7 +4,7 @@ import type { Agent } from '../../src/gateways/oracle/agent/agent.js';
 import { runTurn } from '../../src/gateways/oracle/agent/turn-runner.js';
 import { ChatEventHub, requestAbort } from '../../src/gateways/oracle/agent/chat-events.js';
 import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
 
 /** An agent that talks slowly: 200 tokens, 5 ms apart, stopping when told. */
 const slowAgent: Agent = {
@@ -13,6 +13,7 @@ const slowAgent: Agent = {
     for (let i = 0; i < 200 && !turn.signal.aborted; i++) {
       content += `t${i} `;
       await sink.token(`t${i} `);
+      // A sleep on purpose: the pace of a model, so the abort lands mid-turn.
       await new Promise((r) => setTimeout(r, 5));
     }
     return { content, toolCalls: [] };
@@ -61,7 +62,12 @@ describe('oracle: aborting a turn from another process', () => {
       },
       { sessionId: 'sess-abort', requestId: 'req-1', did, message: 'talk', from: '0' },
     );
-    await new Promise((r) => setTimeout(r, 150));
+    const tokens = async () =>
+      (await env.redis.xrange(env.keys.chatEvents('sess-abort'), '-', '+')).filter(
+        (e) => e[1][1] === 'req-1' && e[1][3] === 'message',
+      ).length;
+    // The agent has said something before it is stopped.
+    expect(await eventually(tokens, (n) => n > 0, 10_000, 10)).toBeGreaterThan(0);
     // What POST /messages/abort does on whichever gateway receives it.
     await requestAbort(env.redis, env.keys, 'sess-abort', 'req-1');
     const result = await turn;

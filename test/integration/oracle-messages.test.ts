@@ -2,7 +2,7 @@ import { connect as connectTcp } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api } from '../support/api.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
 
 type User = Awaited<ReturnType<typeof ucanUser>>;
@@ -211,19 +211,26 @@ describe('oracle messages (spec 001): JSON and SSE, transcript, abort', () => {
       });
       socket.on('error', reject);
     });
+    const transcript = async () =>
+      (
+        (await (await fetch(`${base}/messages/${sid}`, { headers: await alice.headers() })).json()) as {
+          messages: Array<{ type: string; content: string }>;
+        }
+      ).messages;
+    // The turn began (its question is in the transcript), so the next message cannot overtake it.
+    expect((await eventually(transcript, (m) => m.length > 0, 5_000, 20))[0]?.content).toBe('Any voucher for me?');
     // The turn still answers and frees the session: the next message is taken, not refused.
-    let next = 409;
-    for (let i = 0; i < 100 && next === 409; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      next = (await send(alice, { message: 'hello again' }, sid)).status;
-    }
+    const next = await eventually(
+      async () => (await send(alice, { message: 'hello again' }, sid)).status,
+      (status) => status !== 409,
+      5_000,
+      50,
+    );
     expect(next).toBe(200);
-    const list = (await (await fetch(`${base}/messages/${sid}`, { headers: await alice.headers() })).json()) as {
-      messages: Array<{ type: string; content: string }>;
-    };
     // The first turn ran: its question and its answer are in the transcript, before the second.
-    expect(list.messages.map((m) => m.type)).toEqual(['human', 'ai', 'human', 'ai']);
-    expect(list.messages[0]!.content).toBe('Any voucher for me?');
+    const messages = await transcript();
+    expect(messages.map((m) => m.type)).toEqual(['human', 'ai', 'human', 'ai']);
+    expect(messages[0]!.content).toBe('Any voucher for me?');
   });
 
   it('refuses a second turn named by the same X-Request-Id (an id names one turn of a session)', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { fakeModel, slowWords, type FakeModel } from '../support/fake-model.js';
 import { askOracleStream, authHeaders, sdkListModels, sdkRequest, type SdkEvent } from '../support/ixo-sdk-wire.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
 
 /**
@@ -117,15 +117,23 @@ describe('oracle through the SDK: models, and turns a person comes back to', () 
 
   it('answers 409 while another client still reads the turn in flight', async () => {
     const sessionId = await newSession();
+    let events = 0;
     const reading = askOracleStream({
       apiURL: api,
       sessionId,
       message: 'tell me a long story',
       headers: await headers(),
-      onEvent: () => undefined,
+      onEvent: () => void events++,
     });
-    // Wait until the turn is taken, then send from a second tab.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Wait until the turn is taken and read (its first event is here), then send from a second tab.
+    expect(
+      await eventually(
+        () => Promise.resolve(events),
+        (n) => n > 0,
+        10_000,
+        20,
+      ),
+    ).toBeGreaterThan(0);
     const second = await fetch(`${api}/messages/${sessionId}`, {
       method: 'POST',
       headers: { ...(await headers()), 'Content-Type': 'application/json' },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { fakeModel, slowWords, type FakeModel } from '../support/fake-model.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
 
@@ -70,12 +70,17 @@ describe('a turn streamed by one gateway process, followed and aborted from anot
 
   /** The turn's events as Redis holds them, once at least `n` are there. */
   async function eventsInRedis(requestId: string, n: number): Promise<Array<[string, string[]]>> {
-    for (;;) {
-      const all = await env.redis.xrange(`${env.prefix}:events:chat:${sessionId}`, '-', '+');
-      const mine = all.filter(([, f]) => f[1] === requestId);
-      if (mine.length >= n) return mine;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const mine = await eventually(
+      async () =>
+        (await env.redis.xrange(`${env.prefix}:events:chat:${sessionId}`, '-', '+')).filter(
+          ([, f]) => f[1] === requestId,
+        ),
+      (events) => events.length >= n,
+      10_000,
+      20,
+    );
+    expect(mine.length).toBeGreaterThanOrEqual(n);
+    return mine;
   }
 
   it('serves the same events on gateway B, from the start or after Last-Event-ID, then 204', async () => {

@@ -96,6 +96,7 @@ describe('redemptions under concurrency, across worker processes', () => {
     for (let i = 0; i < 400; i++) {
       calls.push(redeem(voucherId, 1, `crash-${i}`));
       if (i === 150) await victim.kill(); // SIGKILL: no hand-over; its lease expires and the survivor claims its pending entries
+      // A sleep on purpose: spreads the load over the kill.
       if (i % 25 === 0) await new Promise((r) => setTimeout(r, 10));
     }
     let results = await Promise.all(calls);

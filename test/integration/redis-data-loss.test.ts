@@ -35,6 +35,7 @@ describe('Redis back without its data', () => {
         cursor = next;
         if (keys.length > 0) await env.redis.del(...keys);
       } while (cursor !== '0');
+      // A sleep on purpose: Redis stays down a while, as a restart would (nothing to wait for).
       await new Promise((r) => setTimeout(r, 300));
       proxy.restore();
       const started = Date.now();

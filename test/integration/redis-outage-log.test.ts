@@ -43,9 +43,17 @@ describe('a Redis connection that goes down and comes back', () => {
     const stderr = vi.spyOn(console, 'error');
     const { log, lines } = capturingLogger();
     redis = await connectRedis(createRedis(url, 'outage-test', { log }), url);
+    let retries = 0;
+    redis.on('reconnecting', () => retries++);
     proxy.cut();
-    // Retries back off 50, 100, 200 … ms: well over three attempts in 1.5 s.
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Down until three retries were refused (the fourth is scheduled; they back off 100, 200, 400 ms).
+    const scheduled = await eventually(
+      () => Promise.resolve(retries),
+      (n) => n >= 4,
+      10_000,
+      20,
+    );
+    expect(scheduled).toBeGreaterThanOrEqual(4);
     proxy.restore();
     await answers(redis);
     const outage = lines.filter((l) => l.connection === 'outage-test');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeReply } from '../../src/actors/runtime/entry-codec.js';
 import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
 import { ackAndReply } from '../../src/actors/runtime/settle-script.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { startProxy, viaProxy } from '../support/tcp-proxy.js';
 
 describe('acknowledging a batch and replying in one script', () => {
@@ -138,6 +138,7 @@ describe('acknowledging a batch and replying in one script', () => {
       ]);
       expect([len, refused]).toEqual([3, 0]);
       expect(await pending(stream)).toBe(0);
+      // A sleep, not a wait for something: room for an uncaught error, which must not come.
       await new Promise((r) => setTimeout(r, 50));
       expect(uncaught).toEqual([]);
     } finally {
@@ -168,8 +169,16 @@ describe('acknowledging a batch and replying in one script', () => {
         const outcomes = await Promise.allSettled(calls);
         expect(outcomes.some((o) => o.status === 'rejected')).toBe(true);
         proxy.restore();
-        await new Promise((r) => setTimeout(r, 200));
+        // Connected again before the next round, so its calls are in flight when it is cut.
+        const pong = await eventually(
+          () => cut.ping().catch(() => 'down'),
+          (p) => p === 'PONG',
+          10_000,
+          10,
+        );
+        expect(pong).toBe('PONG');
       }
+      // A sleep, not a wait for something: room for an uncaught error, which must not come.
       await new Promise((r) => setTimeout(r, 100));
       expect(uncaught).toEqual([]);
     } finally {

@@ -41,7 +41,7 @@ describe('single writer per partition', () => {
       sent += keys.length;
       if (seq === 10) b = await startRuntime(env, { workerId: 'worker-b' }); // joins: half the partitions move
       if (seq === 40) await a.close(); // leaves: the rest move to b
-      await new Promise((r) => setTimeout(r, 15));
+      await new Promise((r) => setTimeout(r, 15)); // a sleep on purpose: paces the load while ownership moves
     }
     expect(sent).toBe(2_400);
 

@@ -2,7 +2,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { emitChatEvent } from '../../src/gateways/oracle/agent/chat-events.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { oracleIdentity, ucanUser } from '../support/ucan-tokens.js';
 import { awaitedKey } from '../../src/gateways/oracle/agent/client-calls.js';
@@ -153,6 +153,7 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
       await emitChatEvent(env.redis, env.keys, sessionId, 'req-9', 'router.update', { step: 'answer' });
       expect(await toolCall).toMatchObject({ sessionId, requestId: 'req-9', toolName: 'my_vouchers' });
       expect(await routerUpdate).toMatchObject({ sessionId, step: 'answer' });
+      // A sleep, not a wait for something: room for a duplicate, which must not come.
       await new Promise((r) => setTimeout(r, 200));
       expect(seen).toEqual(['connected', 'tool_call', 'router_update']); // each event once
     },
@@ -208,6 +209,7 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
     await emitChatEvent(env.redis, env.keys, bobSession, 'req-bob', 'tool_call', { toolName: 'x' });
     await emitChatEvent(env.redis, env.keys, sessionId, 'req-own', 'router.update', { step: 'answer' });
     await mine;
+    // A sleep: Bob's event is on another stream, so arriving after ours proves nothing; room for it to leak.
     await new Promise((r) => setTimeout(r, 200));
     expect(leaked).toEqual([]);
   });
@@ -222,6 +224,7 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
     await emitChatEvent(env.redis, env.keys, sessionId, 'req-bad', 'tool_call', { status: 'sideways' });
     await emitChatEvent(env.redis, env.keys, sessionId, 'req-bad', 'router.update', { step: 'answer' });
     expect(await good).toMatchObject({ step: 'answer', requestId: 'req-bad' });
+    // A sleep, not a wait for something: room for the malformed event, which must not come.
     await new Promise((r) => setTimeout(r, 200));
     expect(seen).toEqual([]);
     socket.emit('ping');
@@ -237,9 +240,15 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
     socket.emit('tool_result', { toolCallId: 'tc-1', result: { ok: 1 } });
     socket.emit('tool_result', { nope: true });
     expect(await refused).toMatchObject({ message: 'malformed tool_result' });
-    await new Promise((r) => setTimeout(r, 200));
-    const entries = await env.redis.xrange(env.keys.chatEvents(sessionId), '-', '+');
-    expect(entries.some(([, f]) => f.includes('tool_result') && f.includes('tc-1'))).toBe(true);
+    const relayed = (entries: Array<[string, string[]]>) =>
+      entries.some(([, f]) => f.includes('tool_result') && f.includes('tc-1'));
+    const entries = await eventually(
+      () => env.redis.xrange(env.keys.chatEvents(sessionId), '-', '+'),
+      relayed,
+      5_000,
+      20,
+    );
+    expect(relayed(entries)).toBe(true);
     socket.emit('ping');
     expect(await next(socket, 'pong')).toMatchObject({ sessionId }); // still up
   });

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api, type Api } from '../support/api.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { movableClock } from '../support/clock.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { ussdClient } from '../support/ussd-client.js';
 
 const LIMITED = /^END Too many requests from your phone/;
@@ -14,14 +15,16 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
   let ussd: ReturnType<typeof ussdClient>;
   let n = 0;
   const sid = () => `ATUid_live_${Date.now()}_${++n}`;
+  const clock = movableClock();
 
   beforeAll(async () => {
     env = await isolated();
     hearth = await startHearth(
       env.config({ HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: '2', USSD_RATE_PER_MINUTE: '5' }),
       env.log,
+      { clock },
     );
-    a = api(hearth.port);
+    a = api(hearth.port, clock);
     ussd = ussdClient(`http://127.0.0.1:${hearth.port}`);
   });
 
@@ -38,13 +41,13 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
 
   /** The gateway records a hop just after its reply: waits for it before a test spoils the record. */
   const recorded = async (id: string): Promise<void> => {
-    while (!(await live()).some((x) => x.sessionId === id)) await new Promise((r) => setTimeout(r, 5));
+    const listed = await eventually(live, (sessions) => sessions.some((x) => x.sessionId === id), 5_000, 5);
+    expect(listed.some((x) => x.sessionId === id)).toBe(true);
   };
 
   it('lets a phone make exactly its allowance of requests, however many arrive at once', async () => {
-    // The allowance is per calendar minute: start well inside one.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_100 - intoMinute));
+    // The allowance is per calendar minute (on hearth's clock): start a second into the next one.
+    clock.advance(61_000 - (clock().getTime() % 60_000));
     const phone = '+260970000501';
     // Twelve at once: they are counted together (one script per turn of the event loop).
     const answers = await Promise.all(Array.from({ length: 12 }, () => ussd.session(sid(), phone).start()));
@@ -54,7 +57,7 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     // Another phone has its own allowance.
     expect(await ussd.session(sid(), '+260970000502').start()).toMatch(/^CON Welcome to hearth/);
     // The counters' keys name no phone: not its digits, nor a plain hash one could enumerate.
-    const minute = Math.floor(Date.now() / 60_000);
+    const minute = Math.floor(clock().getTime() / 60_000);
     const keys = await env.redis.keys(env.keys.ussdRate('PHONE', minute).replace(':PHONE:', ':*:'));
     expect(keys.length).toBeGreaterThanOrEqual(2);
     const plain = createHash('sha256').update(phone).digest('hex').slice(0, 32);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api, type Api } from '../support/api.js';
+import { movableClock } from '../support/clock.js';
 import { countOf, isolated, type Isolated } from '../support/isolated.js';
 import { ledgerRecords } from '../support/ledger-records.js';
 import { ussdClient } from '../support/ussd-client.js';
@@ -18,6 +19,7 @@ describe('USSD gateway (spec 002) end to end', () => {
   let voucherId = '';
   let n = 0;
   const sid = () => `ATUid_${Date.now()}_${++n}`;
+  const clock = movableClock();
 
   beforeAll(async () => {
     env = await isolated();
@@ -29,8 +31,9 @@ describe('USSD gateway (spec 002) end to end', () => {
         USSD_RATE_PER_MINUTE: '1000',
       }),
       env.log,
+      { clock },
     );
-    a = api(hearth.port);
+    a = api(hearth.port, clock);
     s = await setUpScheme(a);
     await a.call('PATCH', `/v1/households/${encodeURIComponent(s.household)}`, {
       key: s.implementerKey,
@@ -309,7 +312,7 @@ describe('USSD gateway (spec 002) end to end', () => {
         body: { phoneNumber: '+260971000078' },
       });
       await a.call('POST', '/v1/households', { ...as, body: { did: second, phoneNumber } });
-      await new Promise((r) => setTimeout(r, 5_100)); // the phone directory remembers an owner 5 s
+      clock.advance(5_100); // past the 5 s the phone directory remembers the old owner
       const fresh = ussd.session(sid(), phoneNumber);
       expect(await fresh.start()).toMatch(/^CON hearth\n1 Create your PIN/);
       expect(await fresh.send('1')).toMatch(/^CON Create a 5-digit PIN:/);

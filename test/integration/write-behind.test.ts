@@ -187,6 +187,7 @@ describe('write-behind persistence', () => {
         return err;
       },
     );
+    // A sleep, not a wait for something: room for the round to end early, which it must not.
     await new Promise((r) => setTimeout(r, 300));
     expect(ended).toBe(false);
     openGate();

@@ -38,6 +38,8 @@ function connection(port: number): Promise<{ socket: Socket; get(path: string): 
 describe('HTTP server: draining and deadlines per route', () => {
   const never = new Promise<never>(() => undefined);
   let release: () => void = () => undefined;
+  /** Resolves once /slow's handler runs: its request is in flight. */
+  let slowArrived: Promise<void> = Promise.resolve();
   let server: HttpServer | undefined;
 
   afterEach(async () => {
@@ -49,13 +51,21 @@ describe('HTTP server: draining and deadlines per route', () => {
     const router = new Router();
     const doc = { summary: 'test', tag: 'test', responses: { 200: 'ok' } };
     const slow = new Promise<void>((r) => (release = r));
-    router.add({ method: 'GET', path: '/slow', doc, handler: async () => (await slow, json(200, { slow: true })) });
+    let arrived: () => void = () => undefined;
+    slowArrived = new Promise<void>((r) => (arrived = r));
+    router.add({
+      method: 'GET',
+      path: '/slow',
+      doc,
+      handler: async () => (arrived(), await slow, json(200, { slow: true })),
+    });
     router.add({ method: 'GET', path: '/plain', doc, handler: () => json(200, { plain: true }) });
     router.add({
       method: 'GET',
       path: '/ip',
       doc,
-      // Read after an await: the address is looked up when first asked for, not at arrival.
+      // Read after an await (a real pause, on purpose): the address is looked up when first asked
+      // for, not at arrival.
       handler: async (ctx) => (await new Promise((r) => setTimeout(r, 5)), json(200, { ip: ctx.ip })),
     });
     router.add({
@@ -98,7 +108,7 @@ describe('HTTP server: draining and deadlines per route', () => {
     const port = await start();
     const [busy, a, b] = await Promise.all([connection(port), connection(port), connection(port)]);
     void busy.get('/slow'); // keeps the server draining
-    await new Promise((r) => setTimeout(r, 50));
+    await slowArrived;
     const closing = server!.close(5_000);
     const plain = await a.get('/plain');
     expect(plain).toMatch(/^HTTP\/1.1 503/);

@@ -57,8 +57,10 @@ export class ApiKeyStore {
     /** SHA-256 of HEARTH_ADMIN_KEY, the bootstrap admin key; undefined when none is configured. */
     private readonly bootstrapHash: string | undefined,
     cacheMs = 5_000,
+    /** Milliseconds now, for the cache (hearth's clock, so a test can move it). */
+    now: () => number = Date.now,
   ) {
-    this.cache = new TtlCache({ ttlMs: cacheMs, maxEntries: 10_000 });
+    this.cache = new TtlCache({ ttlMs: cacheMs, maxEntries: 10_000, now });
   }
 
   async create(

@@ -12,8 +12,9 @@ export class DelegationStore {
   constructor(
     private readonly sql: Sql,
     private readonly secret: string,
+    now: () => number = Date.now,
   ) {
-    this.revoked = new RevokedDelegations(sql);
+    this.revoked = new RevokedDelegations(sql, now);
   }
 
   async put(did: string, raw: string, cid: string, expiration: number | undefined): Promise<void> {
@@ -69,9 +70,14 @@ export const REVOCATION_CACHE_MS = 5_000;
  */
 export class RevokedDelegations {
   /** Revoked for good (a revocation is final); not revoked for REVOCATION_CACHE_MS. */
-  private readonly seen = new TtlCache<string, boolean>({ ttlMs: REVOCATION_CACHE_MS, maxEntries: 10_000 });
+  private readonly seen: TtlCache<string, boolean>;
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    now: () => number = Date.now,
+  ) {
+    this.seen = new TtlCache({ ttlMs: REVOCATION_CACHE_MS, maxEntries: 10_000, now });
+  }
 
   async isRevoked(cid: string): Promise<boolean> {
     const hit = this.seen.get(cid);

@@ -21,8 +21,9 @@ export async function startOracleGateway(d: OracleDeps): Promise<{
     d.config.REDIS_URL,
   );
   const hub = new ChatEventHub(reader, d.keys, log);
-  const delegations = new DelegationStore(d.sql, d.config.PIN_ENCRYPTION_KEY);
-  const ucan = createOracleAuth(d.config, d.redis, delegations);
+  const now = () => d.clock().getTime();
+  const delegations = new DelegationStore(d.sql, d.config.PIN_ENCRYPTION_KEY, now);
+  const ucan = createOracleAuth(d.config, d.redis, delegations, now);
   const auth = ucan ? { ucan, limits: d.limits } : undefined;
   return {
     routes: oracleRoutes({ ...d, hub, auth, delegations }),

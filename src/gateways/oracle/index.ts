@@ -42,15 +42,20 @@ export function createOracleAuth(
   config: Config,
   redis: Redis,
   delegations: DelegationStore,
+  /** Milliseconds now: when tokens expire, and how long a DID document is kept. */
+  now: () => number = Date.now,
 ): UcanAuthenticator | undefined {
   if (!config.ORACLE_DID) return undefined;
   return createUcanAuthenticator({
     oracleDid: config.ORACLE_DID,
+    now,
     isRevoked: (cid) => delegations.isRevoked(cid),
     maxInvocationTtlSeconds: MAX_INVOCATION_TTL_SECONDS,
     seenNonce: redisNonceGuard(redis, config.REDIS_PREFIX),
     resolveDid: ixoDidResolver(
       config.DID_IXO_RESOLVER_URL ?? `${config.NETWORK_API_URL.replace(/\/?$/, '/')}ixo/iid/v1beta1/{did}`,
+      fetch,
+      now,
     ),
   });
 }

@@ -39,11 +39,14 @@ export function ussdDeps(d: {
   plans: VoucherPlans;
   suppliers: Registry<Supplier>;
 }): HopDeps {
-  const pins = new PinStore(d.sql, d.ussd.pinKey);
-  const languages = new PhoneLanguage(d.sql);
+  // The caches whose lifetime shows (a reassigned number, a language chosen elsewhere) run on
+  // hearth's clock, so a test moves it rather than waiting them out.
+  const now = () => d.clock().getTime();
+  const pins = new PinStore(d.sql, d.ussd.pinKey, now);
+  const languages = new PhoneLanguage(d.sql, now);
   return {
     client: d.client,
-    directory: new PhoneDirectory(d.sql),
+    directory: new PhoneDirectory(d.sql, now),
     pins,
     rate: new PhoneRateLimit(d.redis, d.keys, d.ussd.ratePerMinute, d.ussd.pinKey),
     live: new LiveSessions(d.redis, d.keys, d.ussd.idleMs),

@@ -13,9 +13,14 @@ const CACHE_MS = 5_000;
 
 /** Who a phone number belongs to, through the voucher registries (households, then suppliers). */
 export class PhoneDirectory {
-  private readonly cache = new TtlCache<string, PhoneOwner>({ ttlMs: CACHE_MS, maxEntries: 50_000 });
+  private readonly cache: TtlCache<string, PhoneOwner>;
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    now: () => number = Date.now,
+  ) {
+    this.cache = new TtlCache({ ttlMs: CACHE_MS, maxEntries: 50_000, now });
+  }
 
   async owner(phone: string): Promise<PhoneOwner> {
     const hit = this.cache.get(phone);

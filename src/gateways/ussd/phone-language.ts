@@ -11,9 +11,14 @@ const CACHE_MS = 5_000;
  * installed is ignored.
  */
 export class PhoneLanguage {
-  private readonly cache = new TtlCache<string, { lang: string | undefined }>({ ttlMs: CACHE_MS, maxEntries: 50_000 });
+  private readonly cache: TtlCache<string, { lang: string | undefined }>;
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    now: () => number = Date.now,
+  ) {
+    this.cache = new TtlCache({ ttlMs: CACHE_MS, maxEntries: 50_000, now });
+  }
 
   async of(phone: string): Promise<string | undefined> {
     if (Object.keys(catalogs).length < 2) return undefined;

@@ -41,12 +41,15 @@ interface PinRow {
  */
 export class PinStore {
   /** `phone did` → until when a yes holds (ms). */
-  private readonly known = new TtlCache<string, true>({ ttlMs: KNOWN_MS, maxEntries: 100_000 });
+  private readonly known: TtlCache<string, true>;
 
   constructor(
     private readonly sql: Sql,
     private readonly key: string,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.known = new TtlCache({ ttlMs: KNOWN_MS, maxEntries: 100_000, now });
+  }
 
   private hash(salt: Buffer, pinMac: string): Buffer {
     return createHmac('sha256', this.key).update(salt).update(pinMac).digest();

@@ -42,8 +42,10 @@ export class Registry<T extends object> {
      * products on every redemption; a change made through another gateway shows after this.
      */
     private readonly cacheMs = 0,
+    /** Milliseconds now, for the cache (hearth's clock, so a test can move it). */
+    now: () => number = Date.now,
   ) {
-    this.cache = new TtlCache({ ttlMs: cacheMs, maxEntries: 10_000 });
+    this.cache = new TtlCache({ ttlMs: cacheMs, maxEntries: 10_000, now });
   }
 
   private get idColumn(): string {

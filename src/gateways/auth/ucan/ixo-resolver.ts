@@ -26,8 +26,8 @@ function keysOf(doc: DidDocument | null): VerificationMethod[] {
 }
 
 /** A resolver for `createUcanAuthenticator`'s `resolveDid`; `template` has `{did}` where the DID goes. */
-export function ixoDidResolver(template: string, fetcher: typeof fetch = fetch) {
-  const cache = new TtlCache<string, string>({ ttlMs: TTL_MS, maxEntries: 10_000 });
+export function ixoDidResolver(template: string, fetcher: typeof fetch = fetch, now: () => number = Date.now) {
+  const cache = new TtlCache<string, string>({ ttlMs: TTL_MS, maxEntries: 10_000, now });
   return async (did: string): Promise<string | undefined> => {
     if (!did.startsWith('did:ixo:')) return undefined;
     const hit = cache.get(did);
