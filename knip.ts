@@ -25,6 +25,9 @@ const config: KnipConfig = {
     // not an import, so knip cannot see it.
     'tsx',
   ],
+  // Redis's server, from the machine (Debian's redis-server package), not from npm: the
+  // cluster suites start real nodes with them (test/support/redis-cluster.ts).
+  ignoreBinaries: ['redis-server'],
 };
 
 export default config;
