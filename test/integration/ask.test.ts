@@ -3,7 +3,7 @@ import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';
 import { AppError } from '../../src/errors/index.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
-import { startClient, startRuntime } from '../support/runtime-harness.js';
+import { deadLettersOf, startClient, startRuntime } from '../support/runtime-harness.js';
 
 describe('ask and tell', () => {
   let env: Isolated;
@@ -59,7 +59,7 @@ describe('ask and tell', () => {
   it('dead-letters a message whose decide throws, answers ACTOR_FAILED, and keeps serving the key', async () => {
     const err = await client.ask('echo', 'poison', { kind: 'boom' }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'ACTOR_FAILED', status: 500 });
-    const dead = await env.redis.xrange(env.keys.deadLetter('echo'), '-', '+');
+    const dead = await deadLettersOf(env, 'echo');
     expect(dead).toHaveLength(1);
     const fields = dead[0]![1];
     expect(fields[fields.indexOf('key') + 1]).toBe('poison');

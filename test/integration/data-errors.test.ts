@@ -4,7 +4,7 @@ import { partitionOf } from '../../src/actors/runtime/keys.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';
 import { voucherActor } from '../../src/actors/voucher/logic.js';
 import { isolated, type Isolated } from '../support/isolated.js';
-import { startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
+import { deadLettersOf, startClient, startRuntime, testRuntimeOptions } from '../support/runtime-harness.js';
 
 const issue = (batchId: string, requestId: string) => ({
   kind: 'issue',
@@ -44,7 +44,7 @@ describe('a message whose state PostgreSQL refuses', () => {
 
     expect(await bad).toMatchObject({ code: 'ACTOR_FAILED' });
     await expect(fine).resolves.toMatchObject({ id: good });
-    const dead = await env.redis.xrange(env.keys.deadLetter('voucher'), '-', '+');
+    const dead = await deadLettersOf(env, 'voucher');
     expect(dead).toHaveLength(1);
     const f = dead[0]![1];
     expect(f[f.indexOf('key') + 1]).toBe('vch_bad');

@@ -3,7 +3,13 @@ import { z } from 'zod';
 import type { ActorDefinition, PersistencePolicy } from '../../src/actors/runtime/types.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
-import { startClient, startRuntime, tellFields, testRuntimeOptions } from '../support/runtime-harness.js';
+import {
+  deadLettersOf,
+  startClient,
+  startRuntime,
+  tellFields,
+  testRuntimeOptions,
+} from '../support/runtime-harness.js';
 
 /** A tally whose messages can fail in decide, or produce a state or a reply JSON cannot hold. */
 function tally(type: string, persistence: PersistencePolicy): ActorDefinition<{ n: number | bigint }> {
@@ -59,7 +65,7 @@ describe('dead-letter stream', () => {
       (s) => s.count > 0,
     );
     expect(state.count).toBe(1);
-    const dead = await env.redis.xrange(env.keys.deadLetter('counter'), '-', '+');
+    const dead = await deadLettersOf(env, 'counter');
     expect(dead).toHaveLength(1);
     const f = dead[0]![1];
     expect(f[f.indexOf('id') + 1]).toBe(poisonId);
@@ -92,7 +98,7 @@ describe('dead-letter stream', () => {
         // by then): the worker singles the entry out and sets it aside.
         await client.ask(type, 'c', { kind: 'bigState' }).catch(() => undefined);
         const dead = await eventually(
-          () => env.redis.xrange(env.keys.deadLetter(type), '-', '+'),
+          () => deadLettersOf(env, type),
           (d) => d.length >= 3,
           10_000,
         );
@@ -118,7 +124,7 @@ describe('dead-letter stream', () => {
           10_000,
         );
         expect(pending).toBe(0);
-        expect(await env.redis.xlen(env.keys.deadLetter(type))).toBe(3); // none written twice
+        expect((await deadLettersOf(env, type)).length).toBe(3); // none written twice
       } finally {
         await client.close();
         await runtime.close();

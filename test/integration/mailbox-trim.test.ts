@@ -72,7 +72,7 @@ describe('mailbox trimming', () => {
       consumer: 'owner',
       strandedKey: marks,
       attemptsKey: attempts,
-      deadStream: env.keys.deadLetter('echo'),
+      deadStream: env.keys.deadLetter('echo', 99),
     });
     await ops.ensureGroup();
     const ids: string[] = [];

@@ -137,7 +137,7 @@ describe('client calls: browser tools and AG-UI actions answered over socket.io'
       'The client said {"text":"first"}',
     );
     socket.emit('tool_result', { toolCallId: 'never-asked', sessionId, result: 1 });
-    const stream = `${env.prefix}:events:chat:${sessionId}`;
+    const stream = env.keys.chatEvents(sessionId);
     await eventually(
       () => Promise.resolve(errors),
       (e) => e.length === 3,

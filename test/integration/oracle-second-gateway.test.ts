@@ -72,9 +72,7 @@ describe('a turn streamed by one gateway process, followed and aborted from anot
   async function eventsInRedis(requestId: string, n: number): Promise<Array<[string, string[]]>> {
     const mine = await eventually(
       async () =>
-        (await env.redis.xrange(`${env.prefix}:events:chat:${sessionId}`, '-', '+')).filter(
-          ([, f]) => f[1] === requestId,
-        ),
+        (await env.redis.xrange(env.keys.chatEvents(sessionId), '-', '+')).filter(([, f]) => f[1] === requestId),
       (events) => events.length >= n,
       10_000,
       20,

@@ -23,7 +23,7 @@ mailboxSuite('Redis streams', () => ({
   mailbox: (type, consumer) => {
     const b = createRedis(env.redisUrl, `suite-${consumer}`, { blocking: true, log: env.log });
     blocking.push(b);
-    return new RedisMailbox({ type, keys: env.keys, redis: shared, blocking: b, consumer });
+    return new RedisMailbox({ type, keys: env.keys, redis: shared, blocking: b, consumer, log: env.log });
   },
   send: async (type, partition, key) =>
     (await env.redis.xadd(env.keys.mailbox(type, partition), '*', ...entryFields(key)))!,
@@ -33,6 +33,7 @@ mailboxSuite('Redis streams', () => ({
     return stream;
   },
   replies: async (stream) => (await env.redis.xrange(stream, '-', '+')).map(([, fields]) => decodeReply(fields).corr),
-  deadLetters: async (type) => env.redis.xlen(env.keys.deadLetter(type)),
+  deadLetters: async (type) =>
+    (await env.redis.xlen(env.keys.deadLetter(type, 0))) + (await env.redis.xlen(env.keys.deadLetter(type, 1))),
   idle: (ms) => new Promise((r) => setTimeout(r, ms)), // Redis's own clock: real time has to pass
 }));

@@ -3,7 +3,13 @@ import { partitionOf } from '../../src/actors/runtime/keys.js';
 import { createSql } from '../../src/store/db.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { startProxy, viaProxy } from '../support/tcp-proxy.js';
-import { startClient, startRuntime, tellFields, testRuntimeOptions } from '../support/runtime-harness.js';
+import {
+  deadLettersOf,
+  startClient,
+  startRuntime,
+  tellFields,
+  testRuntimeOptions,
+} from '../support/runtime-harness.js';
 
 /**
  * An owner paused past its lease can have an XREADGROUP reach Redis after its successor claimed
@@ -64,7 +70,7 @@ describe('entries stranded with a paused earlier owner', () => {
       expect(await client.ask<{ count: number }>('counter', 'quiet', { kind: 'get' })).toMatchObject({ count: 11 });
       // Applying it now would break per-key order; skipping it as a redelivery would lose it.
       expect(await client.ask<{ count: number }>('counter', 'busy', { kind: 'get' })).toMatchObject({ count: 2 });
-      const dead = await env.redis.xrange(env.keys.deadLetter('counter'), '-', '+');
+      const dead = await deadLettersOf(env, 'counter');
       expect(dead).toHaveLength(1);
       const f = dead[0]![1];
       expect(f[f.indexOf('id') + 1]).toBe(busy.id);
@@ -139,9 +145,7 @@ describe('entries stranded with a paused earlier owner', () => {
         );
         expect(await pendingIds(held.stream)).not.toContain(held.id);
         expect(await client.ask<{ count: number }>('counter', 'handed', { kind: 'get' })).toMatchObject({ count: 2 });
-        const dead = (await env.redis.xrange(env.keys.deadLetter('counter'), '-', '+')).filter(
-          ([, f]) => f[f.indexOf('id') + 1] === held.id,
-        );
+        const dead = (await deadLettersOf(env, 'counter')).filter(([, f]) => f[f.indexOf('id') + 1] === held.id);
         expect(dead).toHaveLength(1);
         expect(dead[0]![1][dead[0]![1].indexOf('error') + 1]).toMatch(/paused past its lease/);
         expect(await env.redis.sismember(marks, held.id)).toBe(0);

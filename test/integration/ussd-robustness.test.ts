@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api, type Api } from '../support/api.js';
+import { deadLettersOf } from '../support/runtime-harness.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { ussdClient } from '../support/ussd-client.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
@@ -224,7 +225,7 @@ describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
     }
     expect(bad).toBe('');
     expect(busy).toBe(0); // no session failed: nothing was dead-lettered or timed out
-    expect(await env.redis.xlen(`${env.prefix}:dead:ussd`)).toBe(0);
+    expect(await deadLettersOf(env, 'ussd', 2)).toEqual([]);
     expect([...statuses.values()].reduce((x, y) => x + y, 0)).toBe(10_000);
     expect(statuses.get(200)).toBeGreaterThan(3_000);
     expect(statuses.get(413)).toBeUndefined();

@@ -151,7 +151,14 @@ describe('write-behind persistence', () => {
     const closed = createRedis(env.redisUrl, 'never-connected');
     const cache = new SlotCache(100);
     cache.set('warm', emptySlot());
-    const mailbox = new RedisMailbox({ type: 'lazy', keys: env.keys, redis: closed, blocking: closed, consumer: 'w' });
+    const mailbox = new RedisMailbox({
+      type: 'lazy',
+      keys: env.keys,
+      redis: closed,
+      blocking: closed,
+      consumer: 'w',
+      log: env.log,
+    });
     const ops = mailbox.partition(0);
     // A partition already taken (prepared, reading new entries), as the worker keeps it.
     const o: Owned = { ...newOwned(0, 1, performance.now() + 60_000, ops, cache), cursor: '>', prepared: true };

@@ -1,5 +1,6 @@
 import { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
+import { compareStreamIds } from '../../src/actors/runtime/stream-id.js';
 import { connectRedis, createRedis } from '../../src/actors/runtime/redis.js';
 import { Runtime, type RuntimeOptions } from '../../src/actors/runtime/runtime.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
@@ -99,4 +100,15 @@ export function tellFields(key: string, body: { kind: string } & Record<string, 
     corr: '',
     ts: Date.now(),
   });
+}
+
+/** Every dead letter of a type, over its partitions' dead-letter streams, oldest first. */
+export async function deadLettersOf(
+  env: Pick<Isolated, 'redis' | 'keys'>,
+  type: string,
+  partitions = testRuntimeOptions.partitions,
+): Promise<Array<[string, string[]]>> {
+  const all: Array<[string, string[]]> = [];
+  for (let p = 0; p < partitions; p++) all.push(...(await env.redis.xrange(env.keys.deadLetter(type, p), '-', '+')));
+  return all.sort(([a], [b]) => compareStreamIds(a, b));
 }

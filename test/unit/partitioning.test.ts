@@ -38,9 +38,36 @@ describe('stream ids', () => {
 describe('keys', () => {
   const keys = createKeys('hearth');
   it('names mailboxes as the operator docs say', () => {
-    expect(keys.mailbox('voucher', 3)).toBe('hearth:voucher:p3');
+    expect(keys.mailbox('voucher', 3)).toBe('hearth:{voucher:p3}');
     expect(keys.replies('gw-1')).toBe('hearth:reply:gw-1');
-    expect(keys.chatEvents('s1')).toBe('hearth:events:chat:s1');
+    expect(keys.chatEvents('s1')).toBe('hearth:{chat:s1}:events');
+  });
+  it('puts the keys a script or a transaction touches together under one hash tag (one cluster slot)', () => {
+    // Redis Cluster hashes only the part between the first `{` and the next `}`.
+    const tag = (key: string) => /\{([^}]+)\}/.exec(key)?.[1];
+    const together = [
+      [
+        keys.mailbox('voucher', 3),
+        keys.lease('voucher', 3),
+        keys.attempts('voucher', 3),
+        keys.stranded('voucher', 3),
+        keys.deadLetter('voucher', 3),
+      ],
+      [
+        keys.chatEvents('s1'),
+        keys.chatTurn('s1'),
+        keys.chatTurnStart('s1', 'r1'),
+        keys.chatTurnReaders('s1', 'r1'),
+        keys.chatTurnIdUsed('s1', 'r1'),
+        keys.chatAwaited('s1', 'd'),
+      ],
+      [keys.ussdLive(), keys.ussdSummaries()],
+      [keys.workers, keys.typeWorkers('voucher'), keys.typeWorkers('ussd')],
+    ];
+    for (const group of together) {
+      expect(group.map(tag).every((t) => t !== undefined && t === tag(group[0]!))).toBe(true);
+    }
+    expect(tag(keys.mailbox('voucher', 3))).not.toBe(tag(keys.mailbox('voucher', 4)));
   });
   it('refuses key parts that could break a key name', () => {
     expect(() => keys.mailbox('Voucher Type', 1)).toThrow(/invalid actor type/);

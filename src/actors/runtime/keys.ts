@@ -2,10 +2,12 @@
  * Every Redis key and stream name hearth uses, in one place (BullMQ's `QueueKeys` habit).
  *
  * Names are plain and readable so an operator can read a mailbox with redis-cli (a loop of
- * `XREAD COUNT 1 BLOCK 0 STREAMS hearth:voucher:p3 <last id>` tails it: docs/operations.md).
- * They carry no Redis Cluster hash tags on purpose: the mailbox names are part of the operator
- * contract (docs/architecture.md). A worker reads all its partitions of a type in one
- * multi-stream XREADGROUP, so Redis Cluster is not supported as things stand (docs/decisions.md).
+ * `XREAD COUNT 1 BLOCK 0 STREAMS hearth:{voucher:p3} <last id>` tails it: docs/operations.md).
+ * Keys that a script or a transaction touches together share a Redis Cluster hash tag (the part
+ * in braces), so they live in one slot: a partition's mailbox with its lease, takeover counts,
+ * stranded marks and dead letters (`{voucher:p3}`); a chat session's event stream with its turn
+ * keys (`{chat:<id>}`); the live USSD index with its summaries (`{ussd}`); the membership sets
+ * (`{workers}`). On a single Redis the braces are only characters of the name.
  */
 const part = /^[a-z][a-z0-9-]{0,31}$/;
 const idPart = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -22,7 +24,7 @@ function checkId(id: string): string {
 
 export interface Keys {
   readonly prefix: string;
-  /** Mailbox stream of one partition: `hearth:<type>:p<n>`. */
+  /** Mailbox stream of one partition: `hearth:{<type>:p<n>}`. */
   mailbox(type: string, partition: number): string;
   /** Lease of one partition: holds the owner's worker id, expires unless renewed. */
   lease(type: string, partition: number): string;
@@ -33,8 +35,13 @@ export interface Keys {
    * acknowledged: the mark must outlive a hand-over (see MailboxOps.claimStranded).
    */
   stranded(type: string, partition: number): string;
-  /** Dead-letter stream of a type: poison messages after MAX_DELIVERIES attempts. */
-  deadLetter(type: string): string;
+  /**
+   * Dead-letter stream of one partition (`hearth:{<type>:p<n>}:dead`): messages set aside, each
+   * written in one transaction with its entry's acknowledgement, so in the mailbox's slot.
+   */
+  deadLetter(type: string, partition: number): string;
+  /** The names a partition's keys had before they carried hash tags (adopted once, on a single Redis). */
+  legacy(type: string, partition: number): { mailbox: string; attempts: string; stranded: string };
   /** Reply stream of one gateway process. */
   replies(gatewayId: string): string;
   /** Event stream of one chat session (tokens, tool calls, socket events). */
@@ -84,29 +91,34 @@ export interface Keys {
 
 export function createKeys(prefix: string): Keys {
   checkId(prefix);
+  const slot = (type: string, partition: number) => `${prefix}:{${checkType(type)}:p${partition}}`;
+  const chat = (sessionId: string) => `${prefix}:{chat:${checkId(sessionId)}}`;
   return {
     prefix,
-    mailbox: (type, partition) => `${prefix}:${checkType(type)}:p${partition}`,
-    lease: (type, partition) => `${prefix}:lease:${checkType(type)}:p${partition}`,
-    deadLetter: (type) => `${prefix}:dead:${checkType(type)}`,
-    attempts: (type, partition) => `${prefix}:attempts:${checkType(type)}:p${partition}`,
-    stranded: (type, partition) => `${prefix}:stranded:${checkType(type)}:p${partition}`,
+    mailbox: (type, partition) => slot(type, partition),
+    lease: (type, partition) => `${slot(type, partition)}:lease`,
+    deadLetter: (type, partition) => `${slot(type, partition)}:dead`,
+    attempts: (type, partition) => `${slot(type, partition)}:attempts`,
+    stranded: (type, partition) => `${slot(type, partition)}:stranded`,
+    legacy: (type, partition) => ({
+      mailbox: `${prefix}:${checkType(type)}:p${partition}`,
+      attempts: `${prefix}:attempts:${checkType(type)}:p${partition}`,
+      stranded: `${prefix}:stranded:${checkType(type)}:p${partition}`,
+    }),
     replies: (gatewayId) => `${prefix}:reply:${checkId(gatewayId)}`,
-    chatEvents: (sessionId) => `${prefix}:events:chat:${checkId(sessionId)}`,
-    chatTurn: (sessionId) => `${prefix}:chat:turn:${checkId(sessionId)}`,
-    chatTurnStart: (sessionId, requestId) => `${prefix}:chat:turn-start:${checkId(sessionId)}:${checkId(requestId)}`,
-    chatTurnReaders: (sessionId, requestId) =>
-      `${prefix}:chat:turn-readers:${checkId(sessionId)}:${checkId(requestId)}`,
-    chatTurnIdUsed: (sessionId, requestId) => `${prefix}:chat:turn-id:${checkId(sessionId)}:${checkId(requestId)}`,
-    chatAwaited: (sessionId, digest) => `${prefix}:chat:awaited:${checkId(sessionId)}:${checkId(digest)}`,
+    chatEvents: (sessionId) => `${chat(sessionId)}:events`,
+    chatTurn: (sessionId) => `${chat(sessionId)}:turn`,
+    chatTurnStart: (sessionId, requestId) => `${chat(sessionId)}:turn-start:${checkId(requestId)}`,
+    chatTurnReaders: (sessionId, requestId) => `${chat(sessionId)}:turn-readers:${checkId(requestId)}`,
+    chatTurnIdUsed: (sessionId, requestId) => `${chat(sessionId)}:turn-id:${checkId(requestId)}`,
+    chatAwaited: (sessionId, digest) => `${chat(sessionId)}:awaited:${checkId(digest)}`,
     seenSignature: (digest) => `${prefix}:sig:${checkId(digest)}`,
-    ussdLive: () => `${prefix}:ussd:live`,
-    ussdSummaries: () => `${prefix}:ussd:sessions`,
+    ussdLive: () => `${prefix}:{ussd}:live`,
+    ussdSummaries: () => `${prefix}:{ussd}:sessions`,
     ussdRate: (phoneDigest, minute) => `${prefix}:ussd:rate:${checkId(phoneDigest)}:${minute}`,
     rateLimit: (kind, id) => `${prefix}:limit:${kind}:${checkId(id)}`,
-    workers: `${prefix}:workers`,
-    // Four parts, so no type's mailbox (`<prefix>:<type>:p<n>`) can ever share the name.
-    typeWorkers: (type) => `${prefix}:workers:${checkType(type)}:live`,
+    workers: `${prefix}:{workers}`,
+    typeWorkers: (type) => `${prefix}:{workers}:${checkType(type)}:live`,
     meta: `${prefix}:meta`,
     group: 'owners',
   };

@@ -13,8 +13,12 @@ export interface MailboxPlace {
   strandedKey: string;
   /** The partition's hash of takeover counts (see {@link MailboxOps.countClaims}). */
   attemptsKey: string;
-  /** The type's dead-letter stream. */
+  /** The partition's dead-letter stream. */
   deadStream: string;
+  /** Its keys' names before they carried hash tags, adopted at the first {@link MailboxOps.ensureGroup}. */
+  legacy?: { mailbox: string; attempts: string; stranded: string };
+  /** Told of an old key left where it was because the new one exists already. */
+  onLegacyLeft?: (from: string, to: string) => void;
 }
 
 /** One partition mailbox on a Redis stream: the Redis adapter of {@link PartitionMailbox}. */
@@ -26,6 +30,8 @@ export class MailboxOps implements PartitionMailbox {
   private readonly strandedKey: string;
   private readonly attemptsKey: string;
   private readonly deadStream: string;
+  private legacy: MailboxPlace['legacy'];
+  private readonly onLegacyLeft: MailboxPlace['onLegacyLeft'];
 
   constructor(
     readonly redis: Redis,
@@ -39,16 +45,42 @@ export class MailboxOps implements PartitionMailbox {
       strandedKey: this.strandedKey,
       attemptsKey: this.attemptsKey,
       deadStream: this.deadStream,
+      legacy: this.legacy,
+      onLegacyLeft: this.onLegacyLeft,
     } = place);
   }
 
   /** Creates the consumer group at the start of the stream, so entries sent before it exist are read. */
   async ensureGroup(): Promise<void> {
+    if (this.legacy) await this.adoptLegacy(this.legacy);
     try {
       await this.redis.xgroup('CREATE', this.stream, this.group, '0', 'MKSTREAM');
     } catch (err) {
       if (!(err instanceof Error && err.message.includes('BUSYGROUP'))) throw err;
     }
+  }
+
+  /**
+   * A deployment upgraded from names without hash tags (one Redis) may hold entries, pending
+   * ones included, under the old mailbox name: RENAMENX moves the stream with its group and
+   * pending list, and the takeover counts and stranded marks with it, once. When the new
+   * mailbox exists already (a gateway of the new version wrote first), the old one is left
+   * and reported: its entries wait for an operator.
+   */
+  private async adoptLegacy(legacy: NonNullable<MailboxPlace['legacy']>): Promise<void> {
+    const moves: Array<[string, string]> = [
+      [legacy.mailbox, this.stream],
+      [legacy.attempts, this.attemptsKey],
+      [legacy.stranded, this.strandedKey],
+    ];
+    for (const [from, to] of moves) {
+      try {
+        if ((await this.redis.renamenx(from, to)) === 0) this.onLegacyLeft?.(from, to);
+      } catch (err) {
+        if (!(err instanceof Error && /no such key/i.test(err.message))) throw err;
+      }
+    }
+    this.legacy = undefined;
   }
 
   /**

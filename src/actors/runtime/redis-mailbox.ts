@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { Logger } from '../../log.js';
 import type { Keys } from './keys.js';
 import { MailboxOps } from './mailbox-ops.js';
 import type { Mailbox, OutgoingReply, RawEntry } from './ports.js';
@@ -13,6 +14,7 @@ export interface RedisMailboxDeps {
   blocking: Redis;
   /** This worker: the consumer name in every partition's group. */
   consumer: string;
+  log: Logger;
 }
 
 /**
@@ -41,7 +43,11 @@ export class RedisMailbox implements Mailbox {
         consumer: this.d.consumer,
         strandedKey: keys.stranded(type, p),
         attemptsKey: keys.attempts(type, p),
-        deadStream: keys.deadLetter(type),
+        deadStream: keys.deadLetter(type, p),
+        // One Redis only: a cluster never had the old names (they would sit in other slots).
+        legacy: keys.legacy(type, p),
+        onLegacyLeft: (from, to) =>
+          this.d.log.warn({ from, to }, 'an old mailbox key holds entries beside its new one: move them by hand'),
       });
       this.partitions.set(p, ops);
       this.streamToPartition.set(ops.stream, p);

@@ -95,6 +95,7 @@ export class Runtime {
             redis: d.redis,
             blocking: d.connect(`${d.workerId}:${def.type}`, true),
             consumer: d.workerId,
+            log: d.log.child({ actor: def.type }),
           }),
           store: d.store,
           commit: (batch) => committer.commit(batch),

@@ -4,7 +4,7 @@ import { Backoff, sleep } from '../../../actors/runtime/backoff.js';
 import { compareStreamIds } from '../../../actors/runtime/stream-id.js';
 import type { Logger } from '../../../log.js';
 
-/** One event of a turn, as it sits in `hearth:events:chat:<sessionId>` (readable with redis-cli). */
+/** One event of a turn, as it sits in `hearth:{chat:<sessionId>}:events` (readable with redis-cli). */
 export interface ChatEvent {
   id: string;
   requestId: string;
