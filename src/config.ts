@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { redisUrlProblem } from './actors/runtime/redis-target.js';
 
 /**
  * The one schema over the environment. Nothing else in `src/` reads `process.env` (the entry
@@ -21,10 +22,17 @@ export const configSchema = z
       .string()
       .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
       .default('public'),
-    /** Redis connection string. Default `redis://127.0.0.1:6379`. */
+    /**
+     * Redis connection string: one Redis (`redis://`, `rediss://`), or a Redis Cluster by its seed
+     * nodes (`redis+cluster://host:port,host:port`, `rediss+cluster://`). Default
+     * `redis://127.0.0.1:6379`.
+     */
     REDIS_URL: z
       .string()
-      .refine((v) => /^rediss?:\/\//.test(v), 'must start with redis:// or rediss://')
+      .superRefine((v, ctx) => {
+        const problem = redisUrlProblem(v);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
       .default('redis://127.0.0.1:6379'),
     /** Prefix of every Redis key hearth writes. Default `hearth`. */
     REDIS_PREFIX: z

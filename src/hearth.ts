@@ -177,7 +177,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       details: { ledger: async () => ({ backend: config.LEDGER_BACKEND, ...(await ledgerReads.status()) }) },
     });
     const router = new Router().add(health).add(metricsRoute({ metrics, redis, keys, types }));
-    let oracle: Awaited<ReturnType<typeof startOracleGateway>> | undefined;
+    let oracle: ReturnType<typeof startOracleGateway> | undefined;
     if (client) {
       const adminHash = config.HEARTH_ADMIN_KEY ? hashSecret(config.HEARTH_ADMIN_KEY) : undefined;
       const keyStore = new ApiKeyStore(sql, adminHash, undefined, () => clock().getTime());
@@ -202,7 +202,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         router.add(r);
       }
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
-      oracle = await startOracleGateway({
+      oracle = startOracleGateway({
         config,
         sql,
         redis,

@@ -6,7 +6,8 @@
  *   SQLSTATE class 08 (connection exception), 57P01-57P03 (shutting down, cannot connect now)
  *   and 53300 (too many connections);
  * - ioredis giving up on a command (`MaxRetriesPerRequestError`, a closed or unwritable
- *   connection).
+ *   connection), and a Redis Cluster that is not ready, has lost a slot's master (CLUSTERDOWN,
+ *   until a replica takes over) or is moving a slot (TRYAGAIN).
  */
 export function isStoreUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
@@ -34,4 +35,10 @@ const redisGone = [
   "Stream isn't writeable",
   'Reached the max retries per request limit',
   'Command timed out', // ioredis's commandTimeout: a Redis that stopped answering
+  "Cluster isn't ready",
+  'CLUSTERDOWN',
+  'TRYAGAIN',
+  'Failed to refresh slots cache',
+  'None of startup nodes is available',
+  'Too many Cluster redirections',
 ];

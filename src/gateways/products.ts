@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../actors/runtime/redis.js';
 import type { ActorClient } from '../actors/runtime/actor-client.js';
 import type { Keys } from '../actors/runtime/keys.js';
 import { SupplierSignatures } from './auth/supplier-signatures.js';
@@ -28,7 +28,7 @@ import { VoucherPlans } from './vouchers/product-rule.js';
 /** Every route of spec 000 (vouchers, claims, surveys), the registries and keys behind it, and the ledger. */
 export interface ProductDeps {
   sql: Sql;
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   apiKeys: ApiKeyStore;
   client: ActorClient;

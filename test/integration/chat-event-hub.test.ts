@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
+import { createRedis } from '../../src/actors/runtime/redis.js';
 import { ChatEventHub, emitChatEvent, type ChatEvent } from '../../src/gateways/oracle/agent/chat-events.js';
 import { keepReading, releaseTurn, takeTurn } from '../../src/gateways/oracle/agent/turn-mark.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
@@ -17,13 +17,16 @@ async function until(seen: ChatEvent[], n: number): Promise<void> {
 
 describe('chat event hub: each listener gets exactly the events after its own `from`', () => {
   let env: Isolated;
-  let reader: Redis;
   let hub: ChatEventHub;
 
   beforeAll(async () => {
     env = await isolated();
-    reader = await connectRedis(createRedis(env.redisUrl, 'test-hub', { blocking: true }), env.redisUrl);
-    hub = new ChatEventHub(reader, env.keys, env.log);
+    hub = new ChatEventHub(
+      (name) => createRedis(env.redisUrl, `test-${name}`, { blocking: true }),
+      env.keys,
+      env.log,
+      env.cluster,
+    );
   });
 
   afterAll(async () => {

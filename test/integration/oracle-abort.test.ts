@@ -3,7 +3,7 @@ import { startHearth, type Hearth } from '../../src/hearth.js';
 import type { Agent } from '../../src/gateways/oracle/agent/agent.js';
 import { runTurn } from '../../src/gateways/oracle/agent/turn-runner.js';
 import { ChatEventHub, requestAbort } from '../../src/gateways/oracle/agent/chat-events.js';
-import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
+import { connectRedis, createRedis, type RedisClient } from '../../src/actors/runtime/redis.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 
 /** An agent that talks slowly: 200 tokens, 5 ms apart, stopping when told. */
@@ -23,15 +23,19 @@ const slowAgent: Agent = {
 describe('oracle: aborting a turn from another process', () => {
   let env: Isolated;
   let hearth: Hearth;
-  let redis: Redis;
+  let redis: RedisClient;
   let hub: ChatEventHub;
 
   beforeAll(async () => {
     env = await isolated();
     hearth = await startHearth(env.config({ ACTOR_PARTITIONS: '2' }), env.log);
     redis = await connectRedis(createRedis(env.redisUrl, 'test-abort'), env.redisUrl);
-    const reader = await connectRedis(createRedis(env.redisUrl, 'test-abort-events', { blocking: true }), env.redisUrl);
-    hub = new ChatEventHub(reader, env.keys, env.log);
+    hub = new ChatEventHub(
+      (name) => createRedis(env.redisUrl, `test-${name}`, { blocking: true }),
+      env.keys,
+      env.log,
+      env.cluster,
+    );
   });
 
   afterAll(async () => {

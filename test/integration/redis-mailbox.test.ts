@@ -1,19 +1,22 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/actors/runtime/redis.js';
 import { afterAll, beforeAll } from 'vitest';
+import type { Mailbox } from '../../src/actors/runtime/ports.js';
 import { decodeReply } from '../../src/actors/runtime/entry-codec.js';
 import { connectRedis, createRedis } from '../../src/actors/runtime/redis.js';
-import { RedisMailbox } from '../../src/actors/runtime/redis-mailbox.js';
+import { redisMailboxFor } from '../../src/actors/runtime/mailbox-for.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { entryFields, mailboxSuite } from '../support/mailbox-suite.js';
 
 let env: Isolated;
-let shared: Redis;
-const blocking: Redis[] = [];
+let shared: RedisClient;
+const blocking: RedisClient[] = [];
+const mailboxes: Mailbox[] = [];
 beforeAll(async () => {
   env = await isolated();
   shared = await connectRedis(createRedis(env.redisUrl, 'suite-shared', { log: env.log }), env.redisUrl);
 });
 afterAll(async () => {
+  for (const m of mailboxes) m.close();
   for (const b of blocking) b.disconnect();
   shared.disconnect();
   await env.cleanup();
@@ -21,9 +24,13 @@ afterAll(async () => {
 
 mailboxSuite('Redis streams', () => ({
   mailbox: (type, consumer) => {
-    const b = createRedis(env.redisUrl, `suite-${consumer}`, { blocking: true, log: env.log });
-    blocking.push(b);
-    return new RedisMailbox({ type, keys: env.keys, redis: shared, blocking: b, consumer, log: env.log });
+    const mailbox = redisMailboxFor({ type, keys: env.keys, redis: shared, consumer, log: env.log }, () => {
+      const b = createRedis(env.redisUrl, `suite-${consumer}`, { blocking: true, log: env.log });
+      blocking.push(b);
+      return b;
+    });
+    mailboxes.push(mailbox);
+    return mailbox;
   },
   send: async (type, partition, key) =>
     (await env.redis.xadd(env.keys.mailbox(type, partition), '*', ...entryFields(key)))!,

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { connectRedis, createRedis, type Redis } from '../../src/actors/runtime/redis.js';
+import { connectRedis, createRedis, type RedisClient } from '../../src/actors/runtime/redis.js';
 import { eventually } from '../support/isolated.js';
 import { startProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
@@ -17,7 +17,7 @@ function capturingLogger(): { log: pino.Logger; lines: Array<Record<string, unkn
   return { log: pino({ level: 'info' }, sink), lines };
 }
 
-const answers = (redis: Redis): Promise<void> =>
+const answers = (redis: RedisClient): Promise<void> =>
   eventually(
     () => redis.ping().catch(() => 'down'),
     (pong) => pong === 'PONG',
@@ -27,7 +27,7 @@ const answers = (redis: Redis): Promise<void> =>
 
 describe('a Redis connection that goes down and comes back', () => {
   let proxy: TcpProxy | undefined;
-  let redis: Redis | undefined;
+  let redis: RedisClient | undefined;
 
   afterEach(async () => {
     vi.restoreAllMocks();

@@ -96,7 +96,7 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     const phone = ussd.session(id, '+260970000521');
     await phone.start();
     await recorded(id);
-    await env.redis.hset(env.keys.ussdSummaries(), id, '{not json');
+    await env.redis.hset(env.keys.ussdSummaries(env.keys.ussdShardOf(id)), id, '{not json');
     expect(await phone.send('*')).toBe('END Thank you for using hearth. Goodbye.');
     expect((await live()).some((x) => x.sessionId === id)).toBe(false);
   });
@@ -107,12 +107,28 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     await ussd.session(good, '+260970000531').start();
     await ussd.session(bad, '+260970000532').start();
     await recorded(bad);
-    await env.redis.hset(env.keys.ussdSummaries(), bad, '{not json');
+    await env.redis.hset(env.keys.ussdSummaries(env.keys.ussdShardOf(bad)), bad, '{not json');
     const r = await a.call('GET', '/api/ussd/sessions', { key: adminKey });
     expect(r.status).toBe(200);
     const ids = (r.body.sessions as Array<{ sessionId: string }>).map((x) => x.sessionId);
     expect(ids).toContain(good);
     expect(ids).not.toContain(bad);
     expect(r.body.count).toBe(ids.length);
+  });
+
+  it('lists sessions of every shard together, newest first, and counts them all', async () => {
+    const ids = [sid(), sid(), sid(), sid(), sid(), sid()];
+    // Sessions spread over the index's shards (by id): the list merges them by last activity.
+    expect(new Set(ids.map((id) => env.keys.ussdShardOf(id))).size).toBeGreaterThan(1);
+    for (const [i, id] of ids.entries()) {
+      clock.advance(1_000);
+      await ussd.session(id, `+26097000060${i}`).start();
+      await recorded(id);
+    }
+    const listed = (await live()).map((x) => x.sessionId as string).filter((id) => ids.includes(id));
+    expect(listed).toEqual([...ids].reverse());
+    const r = await a.call('GET', '/api/ussd/sessions', { key: adminKey });
+    expect(r.body.count).toBeGreaterThanOrEqual(ids.length);
+    expect(r.body.count).toBe((r.body.sessions as unknown[]).length);
   });
 });

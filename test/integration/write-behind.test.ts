@@ -6,7 +6,7 @@ import { partitionOf } from '../../src/actors/runtime/keys.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
 import { emptySlot } from '../../src/actors/runtime/apply-batch.js';
-import { RedisMailbox } from '../../src/actors/runtime/redis-mailbox.js';
+import { redisMailboxFor } from '../../src/actors/runtime/mailbox-for.js';
 import { createRedis } from '../../src/actors/runtime/redis.js';
 import { newOwned, type Owned } from '../../src/actors/runtime/round-commit.js';
 import { SlotCache } from '../../src/actors/runtime/slot-cache.js';
@@ -151,14 +151,10 @@ describe('write-behind persistence', () => {
     const closed = createRedis(env.redisUrl, 'never-connected');
     const cache = new SlotCache(100);
     cache.set('warm', emptySlot());
-    const mailbox = new RedisMailbox({
-      type: 'lazy',
-      keys: env.keys,
-      redis: closed,
-      blocking: closed,
-      consumer: 'w',
-      log: env.log,
-    });
+    const mailbox = redisMailboxFor(
+      { type: 'lazy', keys: env.keys, redis: closed, consumer: 'w', log: env.log },
+      () => closed,
+    );
     const ops = mailbox.partition(0);
     // A partition already taken (prepared, reading new entries), as the worker keeps it.
     const o: Owned = { ...newOwned(0, 1, performance.now() + 60_000, ops, cache), cursor: '>', prepared: true };

@@ -1,11 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { parseRedisTarget } from '../../src/actors/runtime/redis-target.js';
 import { inject } from 'vitest';
 import { createKeys, type Keys } from '../../src/actors/runtime/keys.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createSql, type Sql } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
+
+/**
+ * Whether this run is on a Redis Cluster (HEARTH_TEST_REDIS=cluster, see global-setup.ts): a
+ * test of one connection's own wire behaviour (its socket, a proxy in front of it) is skipped.
+ */
+export const onCluster = process.env.HEARTH_TEST_REDIS === 'cluster';
 
 /** The PIN key every test process gets (a test secret, never a deployment's). */
 export const testPinKey = 'a3f1c9e07b5d2468a3f1c9e07b5d2468';
@@ -17,7 +24,9 @@ export interface Isolated {
   databaseUrl: string;
   keys: Keys;
   /** A plain connection for assertions (with an offline queue, unlike the service's). */
-  redis: Redis;
+  redis: Redis | Cluster;
+  /** Whether the tests run on a Redis Cluster (HEARTH_TEST_REDIS=cluster). */
+  cluster: boolean;
   sql: Sql;
   log: Logger;
   /** The environment a hearth process of this test file would get. */
@@ -39,7 +48,7 @@ export async function isolated(): Promise<Isolated> {
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'error', 'test');
   const sql = createSql({ url: databaseUrl, schema, max: 4 });
   await migrate(sql, schema, log);
-  const redis = new Redis(redisUrl);
+  const redis = plainClient(redisUrl);
   const env = (overrides: Record<string, string> = {}): Record<string, string> => ({
     DATABASE_URL: databaseUrl,
     DATABASE_SCHEMA: schema,
@@ -60,22 +69,38 @@ export async function isolated(): Promise<Isolated> {
     databaseUrl,
     keys: createKeys(prefix),
     redis,
+    cluster: redis instanceof Cluster,
     sql,
     log,
     env,
     config: (overrides) => loadConfig(env(overrides)),
     async cleanup() {
-      let cursor = '0';
-      do {
-        const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        cursor = next;
-        if (found.length) await redis.unlink(...found);
-      } while (cursor !== '0');
+      await unlinkMatching(redis, `${prefix}:*`);
       redis.disconnect();
       await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await sql.end({ timeout: 5 });
     },
   };
+}
+
+/** A client with ioredis's defaults (offline queue, retries): the right kind for the URL. */
+function plainClient(url: string): Redis | Cluster {
+  const target = parseRedisTarget(url);
+  return target.kind === 'single' ? new Redis(url) : new Cluster(target.nodes);
+}
+
+/** Deletes every key that matches, on each master of a cluster (SCAN covers one node). */
+async function unlinkMatching(redis: Redis | Cluster, pattern: string): Promise<void> {
+  const servers = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  for (const server of servers) {
+    let cursor = '0';
+    do {
+      const [next, found] = await server.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      // One key per UNLINK: keys of several slots in one command are refused on a cluster.
+      await Promise.all(found.map((k) => server.unlink(k)));
+    } while (cursor !== '0');
+  }
 }
 
 /** Polls until `check` returns true or `timeoutMs` passes; returns the last value it saw. */

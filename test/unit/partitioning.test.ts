@@ -40,7 +40,10 @@ describe('keys', () => {
   it('names mailboxes as the operator docs say', () => {
     expect(keys.mailbox('voucher', 3)).toBe('hearth:{voucher:p3}');
     expect(keys.replies('gw-1')).toBe('hearth:reply:gw-1');
-    expect(keys.chatEvents('s1')).toBe('hearth:{chat:s1}:events');
+    // A session's keys carry its chat shard (FNV-1a of the id, of 16) as their hash tag.
+    expect(keys.chatShardOf('s1')).toBe(fnv1a('s1') % 16);
+    expect(keys.chatEvents('s1')).toBe(`hearth:{chat:s${keys.chatShardOf('s1')}}:s1:events`);
+    expect(keys.ussdLive(5)).toBe('hearth:{ussd:s5}:live');
   });
   it('puts the keys a script or a transaction touches together under one hash tag (one cluster slot)', () => {
     // Redis Cluster hashes only the part between the first `{` and the next `}`.
@@ -61,13 +64,14 @@ describe('keys', () => {
         keys.chatTurnIdUsed('s1', 'r1'),
         keys.chatAwaited('s1', 'd'),
       ],
-      [keys.ussdLive(), keys.ussdSummaries()],
+      [keys.ussdLive(3), keys.ussdSummaries(3)],
       [keys.workers, keys.typeWorkers('voucher'), keys.typeWorkers('ussd')],
     ];
     for (const group of together) {
       expect(group.map(tag).every((t) => t !== undefined && t === tag(group[0]!))).toBe(true);
     }
     expect(tag(keys.mailbox('voucher', 3))).not.toBe(tag(keys.mailbox('voucher', 4)));
+    expect(tag(keys.ussdLive(3))).not.toBe(tag(keys.ussdLive(4)));
   });
   it('refuses key parts that could break a key name', () => {
     expect(() => keys.mailbox('Voucher Type', 1)).toThrow(/invalid actor type/);

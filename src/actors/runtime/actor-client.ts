@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { AppError, errorCodes, type ErrorCode } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
@@ -53,9 +53,9 @@ export class ActorClient {
   private readonly writer: MailboxWriter;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     /** A connection of its own: the blocking XREAD holds it. */
-    private readonly reader: Redis,
+    private readonly reader: RedisClient,
     private readonly keys: Keys,
     readonly gatewayId: string,
     private readonly opts: ActorClientOptions,
@@ -148,7 +148,7 @@ export class ActorClient {
       return await this.writer.write(stream, fields);
     } catch (err) {
       this.log.warn({ err: err instanceof Error ? err.message : String(err), type }, 'mailbox write failed');
-      throw new AppError('UNAVAILABLE', 'the message store (Redis) is unavailable; retry later', undefined, true);
+      throw new AppError('UNAVAILABLE', 'the message store (RedisClient) is unavailable; retry later', undefined, true);
     }
   }
 

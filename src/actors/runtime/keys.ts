@@ -6,9 +6,15 @@
  * Keys that a script or a transaction touches together share a Redis Cluster hash tag (the part
  * in braces), so they live in one slot: a partition's mailbox with its lease, takeover counts,
  * stranded marks and dead letters (`{voucher:p3}`); a chat session's event stream with its turn
- * keys (`{chat:<id>}`); the live USSD index with its summaries (`{ussd}`); the membership sets
+ * keys (`{chat:s<shard>}:<id>`); a shard of the live USSD index with its summaries (`{ussd:s3}`); the membership sets
  * (`{workers}`). On a single Redis the braces are only characters of the name.
  */
+/** Chat shards (see `chatShardOf`): fixed, since a session's keys must keep their names. */
+const CHAT_SHARDS = 16;
+
+/** Shards of the live USSD index: fixed, since a session's shard must not change while it lives. */
+const USSD_SHARDS = 16;
+
 const part = /^[a-z][a-z0-9-]{0,31}$/;
 const idPart = /^[A-Za-z0-9_.:-]{1,128}$/;
 
@@ -44,6 +50,11 @@ export interface Keys {
   legacy(type: string, partition: number): { mailbox: string; attempts: string; stranded: string };
   /** Reply stream of one gateway process. */
   replies(gatewayId: string): string;
+  /**
+   * The chat shard of a session (of 16, by the session id's FNV-1a): its keys' hash tag, so a
+   * gateway on a cluster reads all the sessions of one shard in one blocking read.
+   */
+  chatShardOf(sessionId: string): number;
   /** Event stream of one chat session (tokens, tool calls, socket events). */
   chatEvents(sessionId: string): string;
   /** The request id of a chat session's turn in flight (absent: none). */
@@ -65,10 +76,17 @@ export interface Keys {
   chatAwaited(sessionId: string, toolCallDigest: string): string;
   /** Marks a supplier message signature as used (replay protection), by its SHA-256. */
   seenSignature(digest: string): string;
-  /** Sorted set of live USSD sessions, scored by their last activity (ms). */
-  ussdLive(): string;
-  /** Hash of live USSD session summaries, by session id. */
-  ussdSummaries(): string;
+  /**
+   * The shard of the live USSD index that holds a session (`ussdShards` of them, by the session
+   * id's FNV-1a): every hop of every session writes the index, so no one key (nor one cluster
+   * node) takes them all.
+   */
+  ussdShardOf(sessionId: string): number;
+  readonly ussdShards: number;
+  /** Sorted set of one shard's live USSD sessions, scored by their last activity (ms). */
+  ussdLive(shard: number): string;
+  /** Hash of one shard's live USSD session summaries, by session id. */
+  ussdSummaries(shard: number): string;
   /** Requests of one phone in one minute (rate limit); the phone is given as a digest. */
   ussdRate(phoneDigest: string, minute: number): string;
   /**
@@ -92,7 +110,8 @@ export interface Keys {
 export function createKeys(prefix: string): Keys {
   checkId(prefix);
   const slot = (type: string, partition: number) => `${prefix}:{${checkType(type)}:p${partition}}`;
-  const chat = (sessionId: string) => `${prefix}:{chat:${checkId(sessionId)}}`;
+  const chatShardOf = (sessionId: string) => fnv1a(sessionId) % CHAT_SHARDS;
+  const chat = (sessionId: string) => `${prefix}:{chat:s${chatShardOf(sessionId)}}:${checkId(sessionId)}`;
   return {
     prefix,
     mailbox: (type, partition) => slot(type, partition),
@@ -106,6 +125,7 @@ export function createKeys(prefix: string): Keys {
       stranded: `${prefix}:stranded:${checkType(type)}:p${partition}`,
     }),
     replies: (gatewayId) => `${prefix}:reply:${checkId(gatewayId)}`,
+    chatShardOf,
     chatEvents: (sessionId) => `${chat(sessionId)}:events`,
     chatTurn: (sessionId) => `${chat(sessionId)}:turn`,
     chatTurnStart: (sessionId, requestId) => `${chat(sessionId)}:turn-start:${checkId(requestId)}`,
@@ -113,8 +133,10 @@ export function createKeys(prefix: string): Keys {
     chatTurnIdUsed: (sessionId, requestId) => `${chat(sessionId)}:turn-id:${checkId(requestId)}`,
     chatAwaited: (sessionId, digest) => `${chat(sessionId)}:awaited:${checkId(digest)}`,
     seenSignature: (digest) => `${prefix}:sig:${checkId(digest)}`,
-    ussdLive: () => `${prefix}:{ussd}:live`,
-    ussdSummaries: () => `${prefix}:{ussd}:sessions`,
+    ussdShards: USSD_SHARDS,
+    ussdShardOf: (sessionId) => fnv1a(sessionId) % USSD_SHARDS,
+    ussdLive: (shard) => `${prefix}:{ussd:s${shard}}:live`,
+    ussdSummaries: (shard) => `${prefix}:{ussd:s${shard}}:sessions`,
     ussdRate: (phoneDigest, minute) => `${prefix}:ussd:rate:${checkId(phoneDigest)}:${minute}`,
     rateLimit: (kind, id) => `${prefix}:limit:${kind}:${checkId(id)}`,
     workers: `${prefix}:{workers}`,

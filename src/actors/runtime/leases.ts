@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import type { Keys } from './keys.js';
 
 // Heartbeat on Redis's clock, so workers on skewed hosts agree on who is alive. KEYS: the set of
@@ -27,7 +27,7 @@ export class Leases {
   private readonly memberships: string[];
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly workerId: string,
     private readonly ttlMs: number,

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { encodeEntry } from './entry-codec.js';
 import type { OutgoingReply, PartitionMailbox, PoisonMessage } from './ports.js';
 import { ackAndReply } from './settle-script.js';
@@ -34,7 +34,7 @@ export class MailboxOps implements PartitionMailbox {
   private readonly onLegacyLeft: MailboxPlace['onLegacyLeft'];
 
   constructor(
-    readonly redis: Redis,
+    readonly redis: RedisClient,
     place: MailboxPlace,
   ) {
     ({

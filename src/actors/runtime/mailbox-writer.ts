@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from './redis.js';
 
 /**
  * Adds several entries to mailboxes in one script call. KEYS: the mailboxes. ARGV[1]: the number
@@ -52,7 +52,7 @@ export class MailboxWriter {
   private pending: Pending[] = [];
   private scheduled = false;
 
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisClient) {}
 
   /** Adds an entry to `stream` with the writes of this turn; resolves with its id. */
   write(stream: string, fields: string[]): Promise<string> {
@@ -69,7 +69,27 @@ export class MailboxWriter {
     this.scheduled = false;
     const all = this.pending;
     this.pending = [];
-    for (let i = 0; i < all.length; i += MAX_PER_CALL) this.send(all.slice(i, i + MAX_PER_CALL));
+    for (const group of this.byCall(all)) {
+      for (let i = 0; i < group.length; i += MAX_PER_CALL) this.send(group.slice(i, i + MAX_PER_CALL));
+    }
+  }
+
+  /**
+   * On one Redis, the whole turn goes as one call. On a cluster a script's keys must share a
+   * slot, so each mailbox gets its own call: one key per call (not one slot, which two
+   * partitions' tags may share), so that during a resharding no call is refused with TRYAGAIN
+   * and retried after a later turn's call to the same mailbox (single-key commands follow a
+   * slot's move at once, in the order sent).
+   */
+  private byCall(all: Pending[]): Pending[][] {
+    if (!isCluster(this.redis)) return [all];
+    const byStream = new Map<string, Pending[]>();
+    for (const w of all) {
+      let group = byStream.get(w.stream);
+      if (!group) byStream.set(w.stream, (group = []));
+      group.push(w);
+    }
+    return [...byStream.values()];
   }
 
   private send(batch: readonly Pending[]): void {

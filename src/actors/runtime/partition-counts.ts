@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { StartupError } from '../../errors/index.js';
 import type { Keys } from './keys.js';
 
@@ -9,7 +9,7 @@ import type { Keys } from './keys.js';
  * start, naming the type and both numbers.
  */
 export async function assertPartitionCounts(
-  redis: Redis,
+  redis: RedisClient,
   keys: Keys,
   types: ReadonlyArray<{ type: string; partitions: number }>,
 ): Promise<void> {

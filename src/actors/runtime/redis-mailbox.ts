@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { isCluster, type Redis, type RedisClient } from './redis.js';
 import type { Logger } from '../../log.js';
 import type { Keys } from './keys.js';
 import { MailboxOps } from './mailbox-ops.js';
@@ -9,28 +9,22 @@ export interface RedisMailboxDeps {
   type: string;
   keys: Keys;
   /** The worker's shared (auto-pipelined) connection: settles, claims, trims. */
-  redis: Redis;
-  /** A connection of its own: XREADGROUP BLOCK holds it. */
-  blocking: Redis;
+  redis: RedisClient;
   /** This worker: the consumer name in every partition's group. */
   consumer: string;
   log: Logger;
 }
 
 /**
- * A type's mailboxes on Redis streams (`keys.mailbox(type, p)`), read by one worker: one
- * XREADGROUP over all the partitions it owns, on a connection of its own so the read can block,
- * and ended early with CLIENT UNBLOCK from the shared connection.
+ * What the Redis adapters of {@link Mailbox} share, on one Redis or on a cluster: the
+ * partitions' mailboxes (claims, trims, dead letters: each on keys of one slot) and the settles.
+ * How entries are read is each adapter's own.
  */
-export class RedisMailbox implements Mailbox {
+export abstract class RedisMailboxBase implements Mailbox {
   private readonly partitions = new Map<number, MailboxOps>();
-  private readonly streamToPartition = new Map<string, number>();
-  private blockedId: number | undefined;
+  protected readonly streamToPartition = new Map<string, number>();
 
-  constructor(private readonly d: RedisMailboxDeps) {
-    // A new connection has a new id: ask again before the next read.
-    d.blocking.on('ready', () => (this.blockedId = undefined));
-  }
+  constructor(protected readonly d: RedisMailboxDeps) {}
 
   partition(p: number): MailboxOps {
     let ops = this.partitions.get(p);
@@ -45,7 +39,7 @@ export class RedisMailbox implements Mailbox {
         attemptsKey: keys.attempts(type, p),
         deadStream: keys.deadLetter(type, p),
         // One Redis only: a cluster never had the old names (they would sit in other slots).
-        legacy: keys.legacy(type, p),
+        ...(isCluster(this.d.redis) ? {} : { legacy: keys.legacy(type, p) }),
         onLegacyLeft: (from, to) =>
           this.d.log.warn({ from, to }, 'an old mailbox key holds entries beside its new one: move them by hand'),
       });
@@ -55,14 +49,58 @@ export class RedisMailbox implements Mailbox {
     return ops;
   }
 
+  abstract read(
+    cursors: ReadonlyArray<{ partition: number; cursor: string }>,
+    count: number,
+    blockMs: number | undefined,
+  ): Promise<Map<number, RawEntry[]>>;
+  abstract interrupt(): void;
+  abstract open(): Promise<void>;
+  abstract close(): void;
+
+  /**
+   * One script for the acknowledgements and replies of every partition (see settle-script.ts;
+   * on a cluster, one per key).
+   */
+  settleMany(
+    batches: ReadonlyArray<{ partition: number; ids: readonly string[]; replies: readonly OutgoingReply[] }>,
+  ): Promise<number> {
+    if (batches.length === 0) return Promise.resolve(0);
+    return ackAndReply(
+      this.d.redis,
+      this.d.keys.group,
+      batches.map((b) => ({ stream: this.partition(b.partition).stream, ids: b.ids })),
+      batches.flatMap((b) => b.replies),
+    );
+  }
+}
+
+/**
+ * A type's mailboxes on one Redis (`keys.mailbox(type, p)`), read by one worker: one
+ * XREADGROUP over all the partitions it owns, on a connection of its own so the read can block,
+ * and ended early with CLIENT UNBLOCK from the shared connection.
+ */
+export class RedisMailbox extends RedisMailboxBase {
+  private blockedId: number | undefined;
+
+  constructor(
+    d: RedisMailboxDeps,
+    /** A connection of its own: XREADGROUP BLOCK holds it. */
+    private readonly blocking: Redis,
+  ) {
+    super(d);
+    // A new connection has a new id: ask again before the next read.
+    blocking.on('ready', () => (this.blockedId = undefined));
+  }
+
   async open(): Promise<void> {
     // A failed connect is retried by ioredis; the first read then fails, and the worker's round
     // retry logs it.
-    await this.d.blocking.connect().catch(() => undefined);
+    await this.blocking.connect().catch(() => undefined);
   }
 
   close(): void {
-    this.d.blocking.disconnect();
+    this.blocking.disconnect();
   }
 
   interrupt(): void {
@@ -75,11 +113,11 @@ export class RedisMailbox implements Mailbox {
     count: number,
     blockMs: number | undefined,
   ): Promise<Map<number, RawEntry[]>> {
-    this.blockedId ??= await this.d.blocking.client('ID');
+    this.blockedId ??= await this.blocking.client('ID');
     const streams = cursors.map((c) => this.partition(c.partition).stream);
     const ids = cursors.map((c) => c.cursor);
     const block = blockMs !== undefined && ids.every((id) => id === '>') ? ['BLOCK', blockMs] : [];
-    const res = (await this.d.blocking.call(
+    const res = (await this.blocking.call(
       'XREADGROUP',
       'GROUP',
       this.d.keys.group,
@@ -97,18 +135,5 @@ export class RedisMailbox implements Mailbox {
       if (entries.length > 0) out.set(this.streamToPartition.get(stream)!, entries);
     }
     return out;
-  }
-
-  /** One script for the acknowledgements and replies of every partition (see settle-script.ts). */
-  settleMany(
-    batches: ReadonlyArray<{ partition: number; ids: readonly string[]; replies: readonly OutgoingReply[] }>,
-  ): Promise<number> {
-    if (batches.length === 0) return Promise.resolve(0);
-    return ackAndReply(
-      this.d.redis,
-      this.d.keys.group,
-      batches.map((b) => ({ stream: this.partition(b.partition).stream, ids: b.ids })),
-      batches.flatMap((b) => b.replies),
-    );
   }
 }

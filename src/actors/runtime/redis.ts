@@ -1,38 +1,107 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../../log.js';
 import { StartupError } from '../../errors/index.js';
+import { parseRedisTarget, redactRedisUrl } from './redis-target.js';
 
-export type { Redis };
+export type { Redis, Cluster };
+
+/** A connection to one Redis or to a Redis Cluster: the same commands, the same code path. */
+export type RedisClient = Redis | Cluster;
+
+export function isCluster(client: RedisClient): client is Cluster {
+  return client instanceof Cluster;
+}
+
+interface ConnectionOptions {
+  /** Holds blocking reads (XREAD BLOCK): no command timeout, no auto-pipelining. */
+  blocking?: boolean;
+  log?: Logger;
+}
 
 /**
- * A Redis connection that fails fast while disconnected (no offline queue), so a request
- * during an outage gets a 503 at once instead of hanging; it reconnects in the background
- * with capped back-off.
+ * The options of every connection to one Redis server (of a cluster's nodes too), fail-fast
+ * while disconnected: a request during an outage gets a 503 at once instead of hanging, and the
+ * connection comes back in the background with capped back-off.
  */
-export function createRedis(url: string, name: string, opts: { blocking?: boolean; log?: Logger } = {}): Redis {
-  const redis = new Redis(url, {
+function serverOptions(name: string, blocking: boolean): RedisOptions {
+  return {
     connectionName: name,
-    enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     // A command whose reply was lost is never sent again: a resent XADD would post a message
     // twice, a resent XREADGROUP would hide the first batch in the pending list.
     autoResendUnfulfilledCommands: false,
     // A blackholed connection fails commands after 2 s instead of hanging (not for blocking reads).
-    ...(opts.blocking ? {} : { commandTimeout: 2_000 }),
-    lazyConnect: true,
-    // Commands issued in the same tick (many partitions settling at once) go out in one write.
-    // Not on a blocking connection: it carries one read at a time, which auto-pipelining would
-    // hold until the event loop's check phase and wrap in a pipeline of one.
-    enableAutoPipelining: !opts.blocking,
-    // Scripts are the runtime's own batches (a round's settles, a turn's mailbox writes), sent
-    // when they are complete: held for the check phase, a round's replies waited behind the
-    // worker's next read, and a gateway's asks for a second turn of its event loop.
-    autoPipeliningIgnoredCommands: ['evalsha', 'eval'],
+    ...(blocking ? {} : { commandTimeout: 2_000 }),
     connectTimeout: 3_000,
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
+  };
+}
+
+/**
+ * Commands issued in the same tick (many partitions settling at once) go out in one write. Not
+ * on a blocking connection: it carries one read at a time, which auto-pipelining would hold until
+ * the event loop's check phase and wrap in a pipeline of one. Scripts are the runtime's own
+ * batches (a round's settles, a turn's mailbox writes), sent when they are complete: held for the
+ * check phase, a round's replies waited behind the worker's next read, and a gateway's asks for a
+ * second turn of its event loop.
+ */
+function pipelining(blocking: boolean): Pick<RedisOptions, 'enableAutoPipelining' | 'autoPipeliningIgnoredCommands'> {
+  return { enableAutoPipelining: !blocking, autoPipeliningIgnoredCommands: ['evalsha', 'eval'] };
+}
+
+/** A connection to what `url` names (see redis-target.ts), not yet connected: {@link connectRedis}. */
+export function createRedis(url: string, name: string, opts: ConnectionOptions = {}): RedisClient {
+  const target = parseRedisTarget(url);
+  const blocking = opts.blocking ?? false;
+  let client: RedisClient;
+  if (target.kind === 'single') {
+    client = new Redis(url, {
+      ...serverOptions(name, blocking),
+      ...pipelining(blocking),
+      enableOfflineQueue: false,
+      lazyConnect: true,
+    });
+  } else {
+    client = new Cluster(target.nodes, {
+      ...pipelining(blocking),
+      // Fail fast while the cluster as a whole is unreachable, as one Redis does.
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      scaleReads: 'master',
+      clusterRetryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
+      // A failover or a resharding answers MOVED, CLUSTERDOWN or TRYAGAIN for a moment.
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      retryDelayOnTryAgain: 100,
+      slotsRefreshTimeout: 2_000,
+      redisOptions: {
+        ...serverOptions(name, blocking),
+        username: target.username,
+        password: target.password,
+        ...(target.tls ? { tls: {} } : {}),
+      },
+    });
+  }
+  if (opts.log) reportOutages(client, name, opts.log);
+  return client;
+}
+
+/**
+ * A connection of its own to one node of a cluster (a worker's blocking read of one partition),
+ * with the cluster's credentials and TLS.
+ */
+export function createNodeConnection(cluster: Cluster, node: string, name: string): Redis {
+  const colon = node.lastIndexOf(':');
+  const { redisOptions } = cluster.options;
+  return new Redis({
+    ...redisOptions,
+    ...serverOptions(name, true),
+    host: node.slice(0, colon),
+    port: Number(node.slice(colon + 1)),
+    enableOfflineQueue: false,
+    enableAutoPipelining: false,
+    lazyConnect: true,
   });
-  if (opts.log) reportOutages(redis, name, opts.log);
-  return redis;
 }
 
 /**
@@ -44,7 +113,8 @@ export function createRedis(url: string, name: string, opts: { blocking?: boolea
  * never been up says so once per cause, too (a worker's reading connections connect in the
  * background). The commands that fail meanwhile are reported where they fail, with their context.
  */
-function reportOutages(redis: Redis, name: string, log: Logger): void {
+function reportOutages(redis: RedisClient, name: string, log: Logger): void {
+  if (isCluster(redis)) reportNodeErrors(redis, name, log);
   let state: 'connecting' | 'up' | 'down' = 'connecting';
   let lastError: string | undefined;
   let reported: string | undefined;
@@ -70,8 +140,24 @@ function reportOutages(redis: Redis, name: string, log: Logger): void {
   });
 }
 
+/**
+ * A cluster stays up while one of its nodes is down (a master killed, until its replica takes
+ * over): one warn line per node and cause, one info line when the topology changes back.
+ */
+function reportNodeErrors(cluster: Cluster, name: string, log: Logger): void {
+  const reported = new Map<string, string>();
+  cluster.on('node error', (err: Error, node: string) => {
+    if (reported.get(node) === err.message) return;
+    reported.set(node, err.message);
+    log.warn({ connection: name, node, err: err.message }, 'Redis Cluster node unreachable');
+  });
+  cluster.on('-node', (_redis: unknown, node: string) => {
+    if (reported.delete(node)) log.info({ connection: name, node }, 'Redis Cluster node left the topology');
+  });
+}
+
 /** Connects, or throws one clear line naming the cause and the remedy. */
-export async function connectRedis(redis: Redis, url: string): Promise<Redis> {
+export async function connectRedis<C extends RedisClient>(redis: C, url: string): Promise<C> {
   try {
     await redis.connect();
     await redis.ping();
@@ -80,18 +166,7 @@ export async function connectRedis(redis: Redis, url: string): Promise<Redis> {
     redis.disconnect();
     const cause = err instanceof Error ? err.message : String(err);
     throw new StartupError(
-      `Redis connection failed (${cause}): Redis is not running or REDIS_URL (${redactUrl(url)}) does not match; start Redis and correct the variable`,
+      `Redis connection failed (${cause}): Redis is not running or REDIS_URL (${redactRedisUrl(url)}) does not match; start Redis and correct the variable`,
     );
-  }
-}
-
-/** Hides a password in a connection URL before it is printed. */
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '<unparseable url>';
   }
 }

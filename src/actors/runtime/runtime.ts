@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { GroupCommitter } from './group-committer.js';
@@ -8,7 +8,7 @@ import { Backoff, sleep } from './backoff.js';
 import type { Keys } from './keys.js';
 import { IdleRetirer } from './idle-retirer.js';
 import { Leases } from './leases.js';
-import { RedisMailbox } from './redis-mailbox.js';
+import { redisMailboxFor } from './mailbox-for.js';
 import { checkReadModel } from './read-model.js';
 import { TypeWorker, type TypeWorkerOptions } from './type-worker.js';
 import type { ActorDefinition } from './types.js';
@@ -24,9 +24,9 @@ export interface RuntimeOptions extends TypeWorkerOptions {
 
 export interface RuntimeDeps {
   workerId: string;
-  redis: Redis;
+  redis: RedisClient;
   /** Makes a fresh connection for a type's blocking reads. */
-  connect: (name: string, blocking?: boolean) => Redis;
+  connect: (name: string, blocking?: boolean) => RedisClient;
   store: SnapshotStore;
   /**
    * Stores for the group commit, one per commit in flight, each on a connection of its own (see
@@ -89,14 +89,16 @@ export class Runtime {
         new TypeWorker({
           def,
           workerId: d.workerId,
-          mailbox: new RedisMailbox({
-            type: def.type,
-            keys: d.keys,
-            redis: d.redis,
-            blocking: d.connect(`${d.workerId}:${def.type}`, true),
-            consumer: d.workerId,
-            log: d.log.child({ actor: def.type }),
-          }),
+          mailbox: redisMailboxFor(
+            {
+              type: def.type,
+              keys: d.keys,
+              redis: d.redis,
+              consumer: d.workerId,
+              log: d.log.child({ actor: def.type }),
+            },
+            () => d.connect(`${d.workerId}:${def.type}`, true),
+          ),
           store: d.store,
           commit: (batch) => committer.commit(batch),
           log: d.log.child({ actor: def.type }),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from './redis.js';
 import type { OutgoingReply } from './ports.js';
 
 /**
@@ -45,7 +45,7 @@ export interface Acks {
  * EVAL again after NOSCRIPT).
  */
 export async function ackAndReply(
-  redis: Redis,
+  redis: RedisClient,
   group: string,
   acks: readonly Acks[],
   replies: readonly OutgoingReply[],
@@ -53,6 +53,47 @@ export async function ackAndReply(
   const mailboxes = acks.filter((a) => a.ids.length > 0);
   if (mailboxes.length === 0 && replies.length === 0) return 0;
   const streams = [...new Set(replies.map((r) => r.stream))];
+  if (isCluster(redis) && mailboxes.length + streams.length > 1)
+    return settlePerKey(redis, group, mailboxes, streams, replies);
+  return settle(redis, group, mailboxes, streams, replies);
+}
+
+/**
+ * On a cluster, where a script's keys must share a slot: one call per reply stream, all at once,
+ * and the acknowledgements after them, one call per mailbox. A crash between the two leaves the
+ * entries pending: the next owner finds them applied and acknowledges them as redeliveries,
+ * while their askers have their replies. (The other order would lose replies: acknowledged
+ * entries are never read again.)
+ */
+async function settlePerKey(
+  redis: RedisClient,
+  group: string,
+  mailboxes: readonly Acks[],
+  streams: readonly string[],
+  replies: readonly OutgoingReply[],
+): Promise<number> {
+  const sent = await Promise.all(
+    streams.map((s) =>
+      settle(
+        redis,
+        group,
+        [],
+        [s],
+        replies.filter((r) => r.stream === s),
+      ),
+    ),
+  );
+  await Promise.all(mailboxes.map((a) => settle(redis, group, [a], [], [])));
+  return sent.reduce((sum, n) => sum + n, 0);
+}
+
+async function settle(
+  redis: RedisClient,
+  group: string,
+  mailboxes: readonly Acks[],
+  streams: readonly string[],
+  replies: readonly OutgoingReply[],
+): Promise<number> {
   const slot = new Map(streams.map((s, i) => [s, mailboxes.length + i + 1]));
   const args: Array<string | number> = [...mailboxes.map((a) => a.stream), ...streams, group, mailboxes.length];
   for (const a of mailboxes) args.push(a.ids.length, ...a.ids);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from '../../actors/runtime/redis.js';
+import { perSlot } from '../../actors/runtime/hash-slot.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { AppError, isStoreUnavailable } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
@@ -50,21 +51,33 @@ export interface RateLimitOptions {
  * guessed at is refused before it is checked). The checks of one turn of the event loop go to
  * Redis as one script call.
  */
+interface Check {
+  key: string;
+  interval: number;
+  burst: number;
+  mode: Mode;
+}
+
 export class RateLimits {
-  private readonly run = perTick(
-    async (checks: Array<{ key: string; interval: number; burst: number; mode: Mode }>) =>
-      (await this.redis.eval(
-        GCRA,
-        checks.length,
-        ...checks.map((c) => c.key),
-        ...checks.flatMap((c) => [c.interval, c.burst, c.mode]),
-      )) as number[],
+  private readonly run = perTick((checks: Check[]) =>
+    perSlot(
+      isCluster(this.redis),
+      checks,
+      (c) => c.key,
+      async (group) =>
+        (await this.redis.eval(
+          GCRA,
+          group.length,
+          ...group.map((c) => c.key),
+          ...group.flatMap((c) => [c.interval, c.burst, c.mode]),
+        )) as number[],
+    ),
   );
 
   private lastWarned = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly o: RateLimitOptions,
     private readonly log: Logger,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../actors/runtime/redis.js';
 import { AppError } from '../../errors/index.js';
 import type { Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
@@ -18,7 +18,7 @@ const MAX_SKEW_SECONDS = 5 * 60;
 export class SupplierSignatures {
   constructor(
     private readonly suppliers: Registry<Supplier>,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly replayKey: (digest: string) => string,
     private readonly clock: () => Date,
   ) {}

@@ -1,5 +1,5 @@
 import type { TemplatedApp } from 'uWebSockets.js';
-import { connectRedis, createRedis } from '../../actors/runtime/redis.js';
+import { createRedis, isCluster } from '../../actors/runtime/redis.js';
 import { ChatEventHub } from './agent/chat-events.js';
 import type { RouteSpec } from '../http/router.js';
 import { attachSocketGateway } from '../socket/socket-gateway.js';
@@ -8,19 +8,20 @@ import { createOracleAuth, oracleRoutes, type OracleDeps } from './index.js';
 
 /**
  * A gateway's oracle: its UCAN check, the event hub (one blocking Redis connection for every SSE
- * stream and socket room of the process), the HTTP routes, and socket.io on the same app.
+ * stream and socket room of the process; one per chat shard on a cluster), the HTTP routes, and socket.io on the same app.
  */
-export async function startOracleGateway(d: OracleDeps): Promise<{
+export function startOracleGateway(d: OracleDeps): {
   routes: RouteSpec[];
   attach(app: TemplatedApp): { close(): Promise<void> };
   close(): Promise<void>;
-}> {
+} {
   const log = d.log.child({ role: 'gateway' });
-  const reader = await connectRedis(
-    createRedis(d.config.REDIS_URL, 'chat-events', { blocking: true, log }),
-    d.config.REDIS_URL,
+  const hub = new ChatEventHub(
+    (name) => createRedis(d.config.REDIS_URL, name, { blocking: true, log }),
+    d.keys,
+    log,
+    isCluster(d.redis),
   );
-  const hub = new ChatEventHub(reader, d.keys, log);
   const now = () => d.clock().getTime();
   const delegations = new DelegationStore(d.sql, d.config.PIN_ENCRYPTION_KEY, now);
   const ucan = createOracleAuth(d.config, d.redis, delegations, now);

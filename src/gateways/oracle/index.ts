@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../actors/runtime/redis.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Config } from '../../config.js';
 import type { Sql } from '../../store/db.js';
@@ -40,7 +40,7 @@ const MAX_INVOCATION_TTL_SECONDS = 900;
  */
 export function createOracleAuth(
   config: Config,
-  redis: Redis,
+  redis: RedisClient,
   delegations: DelegationStore,
   /** Milliseconds now: when tokens expire, and how long a DID document is kept. */
   now: () => number = Date.now,
@@ -64,7 +64,7 @@ export function createOracleAuth(
 export interface OracleDeps {
   config: Config;
   sql: Sql;
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   client: ActorClient;
   clock: () => Date;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../actors/runtime/redis.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { ModelError, modelFailure } from './agent/model-error.js';
@@ -27,7 +27,7 @@ export interface MessageDeps extends TurnDeps, TurnStreamDeps {
   /** Plugins' checks before a turn (the credits gate answers 402 there). */
   beforeMessage?: (who: { did: string }) => Promise<void>;
   sql: Sql;
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   client: ActorClient;
   hub: ChatEventHub;

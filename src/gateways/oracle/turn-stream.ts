@@ -1,5 +1,5 @@
 import type { ChatEvent, ChatEventHub } from './agent/chat-events.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../actors/runtime/redis.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { keepReading } from './agent/turn-mark.js';
 import type { Reply } from '../http/reply.js';
@@ -20,7 +20,7 @@ export interface TurnStreamDeps {
   /** Overrides the 15 s heartbeat (ORACLE_SSE_HEARTBEAT_SECONDS). */
   heartbeatMs?: number;
   hub: ChatEventHub;
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
 }
 

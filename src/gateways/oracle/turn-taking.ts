@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../actors/runtime/redis.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { AppError } from '../../errors/index.js';
 import { requestAbort, type ChatEventHub } from './agent/chat-events.js';
@@ -8,7 +8,7 @@ import { releaseTurn, takeTurn } from './agent/turn-mark.js';
 const REPLACED_TURN_WAIT_MS = 5_000;
 
 export interface TurnTakingDeps {
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   hub: ChatEventHub;
 }

@@ -1,6 +1,6 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import { Server, type Socket } from 'socket.io';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../actors/runtime/redis.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import type { Logger } from '../../log.js';
@@ -25,7 +25,7 @@ export interface SocketDeps {
   auth: UcanAuthenticator | undefined;
   client: ActorClient;
   hub: ChatEventHub;
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   log: Logger;
   /** CORS_ORIGIN: the browser origins allowed, as for HTTP. */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../actors/runtime/redis.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import type { Logger } from '../../log.js';
@@ -28,7 +28,7 @@ export interface UssdOptions {
 /** Wires the USSD gateway's parts from the shared stores. */
 export function ussdDeps(d: {
   sql: Sql;
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   client: ActorClient;
   clock: () => Date;

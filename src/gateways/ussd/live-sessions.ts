@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from '../../actors/runtime/redis.js';
+import { perSlot } from '../../actors/runtime/hash-slot.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { perTick } from '../per-tick.js';
 
@@ -12,50 +13,68 @@ export interface LiveSession {
 }
 
 /**
- * Records the hops of one turn of the event loop, in order. ARGV, five per hop: last activity
- * (ms), session id, summary JSON, phone number, "1" when the session ended. An ended session
- * leaves the index, but only its own phone ends it (another phone reusing the id is refused).
+ * Records the hops of one turn of the event loop, in order. KEYS: per shard, its index and its
+ * summaries. ARGV, six per hop: the position of its shard's index in KEYS, last activity (ms),
+ * session id, summary JSON, phone number, "1" when the session ended. An ended session leaves
+ * the index, but only its own phone ends it (another phone reusing the id is refused).
  */
-const TOUCH = `for i = 1, #ARGV, 5 do
-  local id = ARGV[i + 1]
-  if ARGV[i + 4] == '1' then
-    local known = redis.call('HGET', KEYS[2], id)
-    local ok, summary = pcall(cjson.decode, known or 'null')
+const TOUCH = `for i = 1, #ARGV, 6 do
+  local k = tonumber(ARGV[i])
+  local index, summaries = KEYS[k], KEYS[k + 1]
+  local at, id, summary, phone, ended = ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
+  if ended == '1' then
+    local known = redis.call('HGET', summaries, id)
+    local ok, was = pcall(cjson.decode, known or 'null')
     -- An unreadable summary is no owner's: the session may go.
-    if not (ok and type(summary) == 'table' and summary.phoneNumber ~= ARGV[i + 3]) then
-      redis.call('ZREM', KEYS[1], id)
-      redis.call('HDEL', KEYS[2], id)
+    if not (ok and type(was) == 'table' and was.phoneNumber ~= phone) then
+      redis.call('ZREM', index, id)
+      redis.call('HDEL', summaries, id)
     end
   else
-    redis.call('ZADD', KEYS[1], ARGV[i], id)
-    redis.call('HSET', KEYS[2], id, ARGV[i + 2])
+    redis.call('ZADD', index, at, id)
+    redis.call('HSET', summaries, id, summary)
   end
 end
 return 0`;
 
 /**
  * The sessions still alive, for `GET /api/ussd/sessions`: a sorted set by last activity and a
- * hash of summaries in Redis, written by whichever gateway served the hop. A session idle past
- * the limit, or ended, drops out.
+ * hash of summaries in Redis, written by whichever gateway served the hop, in one of 16 shards
+ * by session id (keys.ts). A session idle past the limit, or ended, drops out.
  */
 export class LiveSessions {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly idleMs: number,
   ) {}
 
-  private readonly record = perTick(async (hops: Array<{ s: LiveSession; ended: boolean }>) => {
+  private readonly record = perTick((hops: Hop[]) =>
+    perSlot(
+      isCluster(this.redis),
+      hops,
+      (h) => this.keys.ussdLive(this.keys.ussdShardOf(h.s.sessionId)),
+      async (group) => {
+        await this.touchAll(group);
+        return group.map(() => undefined);
+      },
+    ),
+  );
+
+  /** One script for hops of any shards (on a cluster, `record` gives it one shard's). */
+  private async touchAll(hops: Hop[]): Promise<void> {
+    const shards = [...new Set(hops.map((h) => this.keys.ussdShardOf(h.s.sessionId)))];
+    const keys = shards.flatMap((shard) => [this.keys.ussdLive(shard), this.keys.ussdSummaries(shard)]);
     const args = hops.flatMap(({ s, ended }) => [
+      2 * shards.indexOf(this.keys.ussdShardOf(s.sessionId)) + 1,
       Date.parse(s.lastActivityAt),
       s.sessionId,
       ended ? '' : JSON.stringify(s),
       s.phoneNumber,
       ended ? '1' : '0',
     ]);
-    await this.redis.eval(TOUCH, 2, this.keys.ussdLive(), this.keys.ussdSummaries(), ...args);
-    return hops.map(() => undefined);
-  });
+    await this.redis.eval(TOUCH, keys.length, ...keys, ...args);
+  }
 
   /** Records a hop (or the session's end); the hops of one turn of the event loop go as one script. */
   async touch(s: LiveSession, ended: boolean): Promise<void> {
@@ -64,9 +83,25 @@ export class LiveSessions {
 
   /** The live sessions, newest first (at most `limit`), and how many there are in all. */
   async list(now: Date, limit = 1_000): Promise<{ sessions: LiveSession[]; count: number }> {
-    const index = this.keys.ussdLive();
-    const summaries = this.keys.ussdSummaries();
     const horizon = now.getTime() - this.idleMs;
+    const shards = Array.from({ length: this.keys.ussdShards }, (_, shard) => shard);
+    const found = await Promise.all(shards.map((shard) => this.listShard(shard, horizon, limit)));
+    // Each shard's newest `limit`, merged: the newest `limit` of all are among them.
+    const newest = found
+      .flatMap((f) => f.sessions)
+      .sort((a, b) => b.at - a.at)
+      .slice(0, limit);
+    const count = found.reduce((n, f) => n + f.count, 0) - found.reduce((n, f) => n + f.unreadable, 0);
+    return { sessions: newest.map((n) => n.session), count };
+  }
+
+  private async listShard(
+    shard: number,
+    horizon: number,
+    limit: number,
+  ): Promise<{ sessions: Array<{ session: LiveSession; at: number }>; count: number; unreadable: number }> {
+    const index = this.keys.ussdLive(shard);
+    const summaries = this.keys.ussdSummaries(shard);
     // Forget the expired ones first, so the set stays as small as the live traffic.
     const expired = await this.redis.zrangebyscore(index, '-inf', `(${horizon}`, 'LIMIT', 0, 10_000);
     if (expired.length > 0)
@@ -75,20 +110,26 @@ export class LiveSessions {
         .zrem(index, ...expired)
         .hdel(summaries, ...expired)
         .exec();
-    const [ids, count] = await Promise.all([
-      this.redis.zrevrangebyscore(index, '+inf', horizon, 'LIMIT', 0, limit),
+    const [scored, count] = await Promise.all([
+      this.redis.zrevrangebyscore(index, '+inf', horizon, 'WITHSCORES', 'LIMIT', 0, limit),
       this.redis.zcount(index, horizon, '+inf'),
     ]);
-    if (ids.length === 0) return { sessions: [], count };
+    if (scored.length === 0) return { sessions: [], count, unreadable: 0 };
+    const ids = scored.filter((_, i) => i % 2 === 0);
     const rows = await this.redis.hmget(summaries, ...ids);
     // A summary that is gone (the session ended between the two reads) or unreadable is left
     // out of both the list and the count: one bad row must not cost operators the whole list.
-    const sessions = rows.flatMap((r) => {
+    const sessions = rows.flatMap((r, i) => {
       const s = r === null ? undefined : readable(r);
-      return s ? [s] : [];
+      return s ? [{ session: s, at: Number(scored[2 * i + 1]) }] : [];
     });
-    return { sessions, count: count - (ids.length - sessions.length) };
+    return { sessions, count, unreadable: ids.length - sessions.length };
   }
+}
+
+interface Hop {
+  s: LiveSession;
+  ended: boolean;
 }
 
 function readable(raw: string): LiveSession | undefined {

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from '../../actors/runtime/redis.js';
+import { perSlot } from '../../actors/runtime/hash-slot.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { perTick } from '../per-tick.js';
 import { TtlCache } from '../../ttl-cache.js';
@@ -22,12 +23,17 @@ return counts`;
 export class PhoneRateLimit {
   /** Phone → key digest: the same few thousand phones come back hop after hop. */
   private readonly digests = new TtlCache<string, string>({ maxEntries: 50_000 });
-  private readonly count = perTick(
-    async (keys: string[]) => (await this.redis.eval(COUNT, keys.length, ...keys, 61_000)) as number[],
+  private readonly count = perTick((keys: string[]) =>
+    perSlot(
+      isCluster(this.redis),
+      keys,
+      (k) => k,
+      async (group) => (await this.redis.eval(COUNT, group.length, ...group, 61_000)) as number[],
+    ),
   );
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly perMinute: number,
     /** PIN_ENCRYPTION_KEY: the digest is keyed, so a key listing cannot be reversed by enumerating numbers. */

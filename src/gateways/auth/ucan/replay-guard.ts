@@ -4,13 +4,13 @@
  * share the memory.
  */
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../actors/runtime/redis.js';
 import type { UcanAuthOptions } from './types.js';
 
 type SeenNonce = UcanAuthOptions['seenNonce'];
 
 /** `SET key 1 NX EX ttl`: OK the first time, null while the key lives. Keys are hashed: nonces are client text. */
-export function redisNonceGuard(redis: Redis, prefix: string): SeenNonce {
+export function redisNonceGuard(redis: RedisClient, prefix: string): SeenNonce {
   return async (nonceKey, ttlSeconds) => {
     const digest = createHash('sha256').update(nonceKey).digest('hex');
     const ttl = Math.max(1, Math.ceil(ttlSeconds));

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../actors/runtime/redis.js';
 import { publicReason } from '../../../ledger/public-reason.js';
 import type { Logger } from '../../../log.js';
 import type { Sql } from '../../../store/db.js';
@@ -46,7 +46,7 @@ function postgresCheck(d: HealthDeps): Promise<string> {
 }
 
 export interface HealthDeps {
-  redis: Redis;
+  redis: RedisClient;
   sql: Sql;
   /** PostgreSQL's watch: while it says down, the check answers at once with its cause. */
   database?: OutageSignal;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../actors/runtime/redis.js';
 import type { Keys } from '../../../actors/runtime/keys.js';
 import type { Metrics } from '../../../metrics.js';
 import { text } from '../reply.js';
@@ -6,7 +6,7 @@ import type { RouteSpec } from '../router.js';
 
 export interface MetricsDeps {
   metrics: Metrics;
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   /** Every actor type with its partition count, for the mailbox lag gauge. */
   types: ReadonlyArray<{ type: string; partitions: number }>;
@@ -14,15 +14,26 @@ export interface MetricsDeps {
 
 /** Reads each mailbox's consumer-group lag (undelivered) plus pending (unacknowledged). */
 async function collectMailboxLag(d: MetricsDeps): Promise<void> {
-  const pipeline = d.redis.pipeline();
   const labels: Array<{ type: string; partition: string }> = [];
+  const reads: Array<Promise<[Error | null, unknown]>> = [];
   for (const { type, partitions } of d.types) {
     for (let p = 0; p < partitions; p++) {
-      pipeline.xinfo('GROUPS', d.keys.mailbox(type, p));
+      // Commands of one tick, auto-pipelined (per node on a cluster: a pipeline object there
+      // must keep to one slot).
+      reads.push(
+        d.redis.xinfo('GROUPS', d.keys.mailbox(type, p)).then(
+          (groups) => [null, groups],
+          (err: unknown) => {
+            // No stream yet answers "no such key": nothing waiting. An outage fails the scrape.
+            if (err instanceof Error && /no such key/i.test(err.message)) return [err, undefined];
+            throw err;
+          },
+        ),
+      );
       labels.push({ type, partition: String(p) });
     }
   }
-  const results = (await pipeline.exec()) ?? [];
+  const results = await Promise.all(reads);
   results.forEach(([err, groups], i) => {
     const label = labels[i];
     if (!label) return;

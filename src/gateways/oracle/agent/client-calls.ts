@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../actors/runtime/redis.js';
 import type { Keys } from '../../../actors/runtime/keys.js';
 import type { ClientCall } from './agent.js';
 import { emitChatEvent, lastEventId, type ChatEventHub } from './chat-events.js';
@@ -12,7 +12,7 @@ const OUTCOME_UNKNOWN = { outcome: 'FRONTEND_OUTCOME_UNKNOWN' } as const;
 
 export interface ClientCallDeps {
   hub: ChatEventHub;
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   /** Overrides the 15 s wait (tests). */
   clientCallTimeoutMs?: number;
@@ -35,7 +35,12 @@ export function awaitedKey(keys: Keys, sessionId: string, toolCallId: string): s
  * The socket gateway relays only such answers, so a client cannot fill the session's stream
  * with results nobody asked for.
  */
-export async function takeAwaited(redis: Redis, keys: Keys, sessionId: string, toolCallId: string): Promise<boolean> {
+export async function takeAwaited(
+  redis: RedisClient,
+  keys: Keys,
+  sessionId: string,
+  toolCallId: string,
+): Promise<boolean> {
   return (await redis.del(awaitedKey(keys, sessionId, toolCallId))) === 1;
 }
 

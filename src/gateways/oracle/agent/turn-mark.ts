@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../actors/runtime/redis.js';
 import type { Keys } from '../../../actors/runtime/keys.js';
 
 /**
@@ -61,7 +61,7 @@ export type Took =
  * says why not. A turn in flight that no client reads any more is replaced ('replaced').
  */
 export async function takeTurn(
-  redis: Redis,
+  redis: RedisClient,
   keys: Keys,
   sessionId: string,
   requestId: string,
@@ -95,7 +95,7 @@ export async function takeTurn(
  * renewed every quarter of READER_MS, removed at the end (a gateway that dies leaves it to lapse).
  */
 export function keepReading(
-  redis: Redis,
+  redis: RedisClient,
   keys: Keys,
   turn: { sessionId: string; requestId: string },
   readerId: string,
@@ -124,7 +124,7 @@ export function keepReading(
 }
 
 /** Renews the mark (and where the turn began) while the turn runs; the returned function stops renewing. */
-export function keepTurn(redis: Redis, keys: Keys, sessionId: string, requestId: string): () => void {
+export function keepTurn(redis: RedisClient, keys: Keys, sessionId: string, requestId: string): () => void {
   const timer = setInterval(() => {
     redis
       .eval(RENEW, 2, keys.chatTurn(sessionId), keys.chatTurnStart(sessionId, requestId), requestId, TURN_MS)
@@ -135,7 +135,7 @@ export function keepTurn(redis: Redis, keys: Keys, sessionId: string, requestId:
 }
 
 /** Frees the session, if this turn still holds it, and forgets where the turn began. */
-export async function releaseTurn(redis: Redis, keys: Keys, sessionId: string, requestId: string): Promise<void> {
+export async function releaseTurn(redis: RedisClient, keys: Keys, sessionId: string, requestId: string): Promise<void> {
   await Promise.all([
     redis.eval(RELEASE, 1, keys.chatTurn(sessionId), requestId),
     redis.del(keys.chatTurnStart(sessionId, requestId)),

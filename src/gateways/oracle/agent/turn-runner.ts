@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../../actors/runtime/redis.js';
 import type { ActorClient } from '../../../actors/runtime/actor-client.js';
 import type { Keys } from '../../../actors/runtime/keys.js';
 import type { Logger } from '../../../log.js';
@@ -16,7 +16,7 @@ export interface TurnDeps extends ClientCallDeps {
   /** Follows the session's stream for the client's answers to browser tools and actions. */
   hub: ChatEventHub;
   client: ActorClient;
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   agent: Agent;
   log: Logger;
