@@ -63,7 +63,7 @@ describe('UCAN single use across processes (Redis nonce guard)', () => {
     expect(pttl).toBeLessThanOrEqual(1_000);
     expect(await guard(nonceKey, 1)).toBe(false);
     // Nonces are client text: no key carries it in clear.
-    expect(await env.redis.keys(`${env.prefix}:*plain-text-nonce*`)).toEqual([]);
+    expect(await env.keysMatching(`${env.prefix}:*plain-text-nonce*`)).toEqual([]);
 
     // Redis expires the key on its own clock (EX is whole seconds), which no test clock moves.
     expect(

@@ -93,7 +93,7 @@ describe('USSD gateway (spec 002) end to end', () => {
       SELECT count(*)::int AS n FROM actor_snapshots WHERE state::text LIKE '%52846%' OR state::text LIKE '%48213%'`);
     expect(leaks).toBe(0);
     // Nor in Redis: the mailbox entries carry the text sealed.
-    const streams = await env.redis.keys(`${env.prefix}:{ussd:p*}`);
+    const streams = await env.keysMatching(`${env.prefix}:{ussd:p*}`);
     expect(streams.length).toBeGreaterThan(0);
     for (const stream of streams) {
       const entries = JSON.stringify(await env.redis.xrange(stream, '-', '+'));

@@ -27,6 +27,8 @@ export interface Isolated {
   redis: Redis | Cluster;
   /** Whether the tests run on a Redis Cluster (HEARTH_TEST_REDIS=cluster). */
   cluster: boolean;
+  /** The keys that match a pattern, on every master of a cluster (KEYS asks one node). */
+  keysMatching(pattern: string): Promise<string[]>;
   sql: Sql;
   log: Logger;
   /** The environment a hearth process of this test file would get. */
@@ -70,6 +72,7 @@ export async function isolated(): Promise<Isolated> {
     keys: createKeys(prefix),
     redis,
     cluster: redis instanceof Cluster,
+    keysMatching: (pattern) => keysMatching(redis, pattern),
     sql,
     log,
     env,
@@ -89,18 +92,24 @@ function plainClient(url: string): Redis | Cluster {
   return target.kind === 'single' ? new Redis(url) : new Cluster(target.nodes);
 }
 
-/** Deletes every key that matches, on each master of a cluster (SCAN covers one node). */
-async function unlinkMatching(redis: Redis | Cluster, pattern: string): Promise<void> {
+/** Every key that matches, from each master of a cluster (SCAN covers one node). */
+async function keysMatching(redis: Redis | Cluster, pattern: string): Promise<string[]> {
   const servers = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  const keys: string[] = [];
   for (const server of servers) {
     let cursor = '0';
     do {
       const [next, found] = await server.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
       cursor = next;
-      // One key per UNLINK: keys of several slots in one command are refused on a cluster.
-      await Promise.all(found.map((k) => server.unlink(k)));
+      keys.push(...found);
     } while (cursor !== '0');
   }
+  return keys;
+}
+
+async function unlinkMatching(redis: Redis | Cluster, pattern: string): Promise<void> {
+  // One key per UNLINK: keys of several slots in one command are refused on a cluster.
+  await Promise.all((await keysMatching(redis, pattern)).map((k) => redis.unlink(k)));
 }
 
 /** Polls until `check` returns true or `timeoutMs` passes; returns the last value it saw. */

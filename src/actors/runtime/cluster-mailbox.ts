@@ -30,7 +30,8 @@ type Cursors = ReadonlyArray<{ partition: number; cursor: string }>;
  * connection per partition it owns.
  *
  * A partition whose slot has moved (resharding, failover) answers MOVED or fails: its reader is
- * dropped, the slot map refreshed, and the next read finds the new node.
+ * dropped, the slot map refreshed, and the read fails, so the worker reads the pending history
+ * of every partition again (what a failed read was served is in it) and then finds the new node.
  */
 export class ClusterMailbox extends RedisMailboxBase {
   private readonly readers = new Map<number, PartitionReader>();
@@ -139,9 +140,11 @@ export class ClusterMailbox extends RedisMailboxBase {
     });
     if (failure !== undefined) {
       this.cluster.refreshSlotsCache();
-      // Entries in hand are returned (they are pending with this worker now); the failure, if it
-      // lasts, fails the next read.
-      if (out.size === 0 && !this.closed) throw failure;
+      // A read that failed may still have been served: its entries are pending with this worker,
+      // unseen. The round fails, so the worker reads every partition's pending history again
+      // (the entries in hand too) before anything new: read on from '>' instead, and the entries
+      // after them would be applied first.
+      if (!this.closed) throw failure;
     }
     return out;
   }

@@ -69,9 +69,16 @@ export function createRedis(url: string, name: string, opts: ConnectionOptions =
       lazyConnect: true,
       scaleReads: 'master',
       clusterRetryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
-      // A failover or a resharding answers MOVED, CLUSTERDOWN or TRYAGAIN for a moment.
-      retryDelayOnFailover: 100,
-      retryDelayOnClusterDown: 100,
+      // No command is sent again later, behind commands sent after it: ioredis would resend one
+      // refused by a connection not ready (a node's first, or its master gone) or answered
+      // CLUSTERDOWN a moment later, and one mailbox's entries would land out of order (seen:
+      // a turn's writes to a node still connecting landed 100 ms after the next turn's). They
+      // fail instead, as on one Redis: the asker gets a 503 and retries with its idempotency
+      // key. MOVED and ASK are followed at once, in the order the answers come. TRYAGAIN only
+      // answers a command over several keys while their slot moves: none of those is a mailbox
+      // write.
+      retryDelayOnFailover: 0,
+      retryDelayOnClusterDown: 0,
       retryDelayOnTryAgain: 100,
       slotsRefreshTimeout: 2_000,
       redisOptions: {
@@ -82,8 +89,28 @@ export function createRedis(url: string, name: string, opts: ConnectionOptions =
       },
     });
   }
+  if (isCluster(client) && !blocking) keepNodesConnected(client);
   if (opts.log) reportOutages(client, name, opts.log);
   return client;
+}
+
+/**
+ * ioredis connects to a node at its first command, and refuses the commands that follow while
+ * that connection is being made (see retryDelayOnFailover above): once the cluster is ready,
+ * every node it names (replicas too, which a failover promotes) is connected, and a node that
+ * joins later as soon as it is known. (Not before ready: ioredis's own ready check would be
+ * refused by a node still connecting.)
+ */
+function keepNodesConnected(cluster: Cluster): void {
+  const connect = (node: Redis) => {
+    if (node.status === 'wait') node.connect().catch(() => undefined);
+  };
+  cluster.on('ready', () => cluster.nodes('all').forEach(connect));
+  cluster.on('+node', (node: Redis) =>
+    setImmediate(() => {
+      if (cluster.status === 'ready') connect(node);
+    }),
+  );
 }
 
 /**
@@ -96,6 +123,8 @@ export function createNodeConnection(cluster: Cluster, node: string, name: strin
   return new Redis({
     ...redisOptions,
     ...serverOptions(name, true),
+    // The cluster's own options time commands out; a blocking read must not be.
+    commandTimeout: undefined,
     host: node.slice(0, colon),
     port: Number(node.slice(colon + 1)),
     enableOfflineQueue: false,
@@ -160,6 +189,9 @@ function reportNodeErrors(cluster: Cluster, name: string, log: Logger): void {
 export async function connectRedis<C extends RedisClient>(redis: C, url: string): Promise<C> {
   try {
     await redis.connect();
+    // On a cluster every master answers first, each on its own connection (queued there until
+    // it is made): the cluster refuses commands for a node still connecting (keepNodesConnected).
+    if (isCluster(redis)) await Promise.all(redis.nodes('master').map((node) => node.ping()));
     await redis.ping();
     return redis;
   } catch (err) {
