@@ -119,6 +119,13 @@ export async function startRedisCluster(o: { masters?: number; replicas?: number
       return flags.filter((f) => f.includes('slave')).length === masters * replicas;
     };
     for (const n of nodes) await until(() => settled(n.port), `node ${n.port} settled`);
+    // A replica that has never synced with its master cannot take over from it (its data's age
+    // is unknown): wait for every replication link.
+    const synced = async (port: number) => {
+      const info = await cli(port, 'INFO', 'replication');
+      return info.includes('role:master') || info.includes('master_link_status:up');
+    };
+    for (const n of nodes) await until(() => synced(n.port), `node ${n.port} replicating`);
   } catch (err) {
     await stop();
     throw err;

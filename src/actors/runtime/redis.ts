@@ -81,6 +81,8 @@ export function createRedis(url: string, name: string, opts: ConnectionOptions =
       retryDelayOnClusterDown: 0,
       retryDelayOnTryAgain: 100,
       slotsRefreshTimeout: 2_000,
+      // A promoted replica is found within 2 s of its promotion, not ioredis's default 5 s.
+      slotsRefreshInterval: 2_000,
       redisOptions: {
         ...serverOptions(name, blocking),
         username: target.username,
