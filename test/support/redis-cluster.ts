@@ -21,6 +21,16 @@ export interface RedisCluster {
   cli(port: number, ...args: string[]): Promise<string>;
   /** SIGKILL one node (a crashed master): no shutdown, no save. */
   kill(port: number): Promise<void>;
+  /** The port of the master that serves a slot now. */
+  masterOf(slot: number): Promise<number>;
+  /** The ports of the masters. */
+  masters(): Promise<number[]>;
+  /**
+   * Moves one slot, with its keys, to another master while clients use it: the steps
+   * `redis-cli --cluster reshard` takes for each slot (IMPORTING on the target, MIGRATING on the
+   * source, MIGRATE the keys a few at a time, then the new owner announced to every master).
+   */
+  moveSlot(slot: number, toPort: number): Promise<void>;
   /** Stops every node this helper started (by PID) and removes their files. */
   stop(): Promise<void>;
 }
@@ -130,10 +140,48 @@ export async function startRedisCluster(o: { masters?: number; replicas?: number
     await stop();
     throw err;
   }
+  /** The masters as one node sees them now: id, port and slot ranges. */
+  const shape = async () => {
+    const lines = (await cli(nodes.find((n) => n.child.exitCode === null && n.child.signalCode === null)!.port, 'CLUSTER', 'NODES'))
+      .trim()
+      .split('\n');
+    return lines
+      .map((line) => line.split(' '))
+      .filter((f) => f[2]!.includes('master') && !f[2]!.includes('fail'))
+      .map((f) => ({
+        id: f[0]!,
+        port: Number(f[1]!.split('@')[0]!.split(':')[1]),
+        slots: f
+          .slice(8)
+          .filter((r) => !r.startsWith('['))
+          .map((r) => {
+            const [a, b] = r.split('-').map(Number);
+            return [a!, b ?? a!] as [number, number];
+          }),
+      }));
+  };
   return {
     seeds: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
     nodes,
     cli,
+    masterOf: async (slot) => (await shape()).find((m) => m.slots.some(([a, b]) => slot >= a && slot <= b))!.port,
+    masters: async () => (await shape()).map((m) => m.port),
+    async moveSlot(slot, toPort) {
+      const masters = await shape();
+      const from = masters.find((m) => m.slots.some(([a, b]) => slot >= a && slot <= b))!;
+      const to = masters.find((m) => m.port === toPort)!;
+      if (from.port === to.port) return;
+      await cli(to.port, 'CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', from.id);
+      await cli(from.port, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', to.id);
+      for (;;) {
+        const keys = (await cli(from.port, 'CLUSTER', 'GETKEYSINSLOT', String(slot), '10')).split('\n').filter(Boolean);
+        if (keys.length === 0) break;
+        await cli(from.port, 'MIGRATE', '127.0.0.1', String(to.port), '', '0', '5000', 'KEYS', ...keys);
+      }
+      for (const m of [to, from, ...masters.filter((x) => x !== to && x !== from)]) {
+        await cli(m.port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', to.id);
+      }
+    },
     async kill(port) {
       const n = nodes.find((x) => x.port === port);
       if (!n || n.child.exitCode !== null) return;
