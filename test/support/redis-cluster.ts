@@ -142,7 +142,9 @@ export async function startRedisCluster(o: { masters?: number; replicas?: number
   }
   /** The masters as one node sees them now: id, port and slot ranges. */
   const shape = async () => {
-    const lines = (await cli(nodes.find((n) => n.child.exitCode === null && n.child.signalCode === null)!.port, 'CLUSTER', 'NODES'))
+    const lines = (
+      await cli(nodes.find((n) => n.child.exitCode === null && n.child.signalCode === null)!.port, 'CLUSTER', 'NODES')
+    )
       .trim()
       .split('\n');
     return lines
