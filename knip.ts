@@ -12,6 +12,7 @@ const config: KnipConfig = {
     'src/ledger/verify-cli.ts',
     'bench/run.ts',
     'bench/probe.ts',
+    'bench/cluster.ts',
     // Started by path in a child process (bench/suites/limits.ts, sockets.ts), never imported.
     'bench/servers/*.ts',
     'scripts/*.mjs',

@@ -17,6 +17,8 @@ import { ledgerJournal } from './suites/ledger.js';
 import { ussdHops, type UssdLevel } from './suites/ussd.js';
 import { sseStreams, type SseResult } from './suites/sse.js';
 import { socketConnections, type SocketsResult } from './suites/sockets.js';
+import { clusterComparison } from './suites/cluster.js';
+import { renderCluster, withClusterSection } from './lib/report-cluster.js';
 
 const levels = [1, 64, 512];
 /**
@@ -121,9 +123,15 @@ async function main(): Promise<void> {
   for (const l of ledger)
     progress(`  batch ${l.batch}: ${fmt.rate(l.perSecond)} entries/s (bare ${fmt.rate(l.barePerSecond)})`);
 
+  progress('cluster: echo ask() at 64 and USSD hops at 150, one Redis against a 3-master cluster, twice');
+  const cluster = await clusterComparison(env, progress);
+
   writeFileSync(
     'BENCHMARKS.md',
-    render(env.machine, env.seconds, hello, bare, durable, asks, vouchers, http, ledger, ussd, sse, sockets),
+    withClusterSection(
+      render(env.machine, env.seconds, hello, bare, durable, asks, vouchers, http, ledger, ussd, sse, sockets),
+      renderCluster(cluster, env.machine, env.seconds),
+    ),
   );
   progress('wrote BENCHMARKS.md');
 }

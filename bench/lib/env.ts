@@ -29,16 +29,23 @@ export function benchEnv(): BenchEnv {
   };
 }
 
-/** Drops what a run left: its Redis keys, its schema, and the durable floor's table beside it. */
-export async function cleanup(env: Pick<BenchEnv, 'redisUrl' | 'databaseUrl' | 'prefix' | 'schema'>): Promise<void> {
-  const redis = new Redis(env.redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${env.prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await redis.unlink(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
+/**
+ * Drops what a run left: its Redis keys (none to drop without `redisUrl`: a cluster the run
+ * started and stops), its schema, and the durable floor's table beside it.
+ */
+export async function cleanup(
+  env: Pick<BenchEnv, 'databaseUrl' | 'prefix' | 'schema'> & { redisUrl: string | undefined },
+): Promise<void> {
+  if (env.redisUrl !== undefined) {
+    const redis = new Redis(env.redisUrl);
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${env.prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.unlink(...keys);
+    } while (cursor !== '0');
+    redis.disconnect();
+  }
   const sql = postgres(env.databaseUrl, { max: 1, onnotice: () => undefined });
   await sql.unsafe(`DROP SCHEMA IF EXISTS "${env.schema}" CASCADE`);
   // The durable floor's table lives beside the schema (its responder starts before the migrations).
