@@ -5,6 +5,14 @@
 // can catch: the process dies (upstream porsager/postgres#1154, #1208; fixes proposed in #1168,
 // #1176, #1209, not released as of 3.4.9). Seen here in the test that cuts Postgres off. The guard
 // settles the pending queries with CONNECTION_CLOSED, as the driver does for any closed connection.
+//
+// A second guard: on a new connection the driver fetches the array types with a query whose
+// promise nobody awaits (`return fetchArrayTypes()` in its ReadyForQuery handler); when the
+// connection is destroyed first (a connect timeout against a network that drops packets), that
+// promise rejects unhandled and fails the test run. The guard swallows it and fetches the types
+// again on the connection's next start (the queries waiting on the connection fail on their own).
+// Seen in CI in the test that blackholes PostgreSQL.
+//
 // Idempotent; it fails the install loudly if the driver's code no longer looks as expected, so a
 // new release is looked at rather than silently left unguarded.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,18 +20,30 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 
-const MARK = 'hearth: closed-socket guard';
-const ORIGINAL = `  function nextWrite(fn) {
-    const x = socket.write(chunk, fn)`;
-const GUARDED = `  function nextWrite(fn) {
-    // ${MARK} (see hearth's scripts/patch-postgres.mjs)
+const patches = [
+  {
+    mark: 'hearth: closed-socket guard',
+    original: `  function nextWrite(fn) {
+    const x = socket.write(chunk, fn)`,
+    guarded: `  function nextWrite(fn) {
+    // hearth: closed-socket guard (see hearth's scripts/patch-postgres.mjs)
     if (socket === null) {
       nextWriteTimer !== null && clearImmediate(nextWriteTimer)
       chunk = nextWriteTimer = null
       error(Errors.connection('CONNECTION_CLOSED', options))
       return false
     }
-    const x = socket.write(chunk, fn)`;
+    const x = socket.write(chunk, fn)`,
+  },
+  {
+    mark: 'hearth: array-types guard',
+    original: `        return fetchArrayTypes()
+`,
+    guarded: `        // hearth: array-types guard (see hearth's scripts/patch-postgres.mjs)
+        return fetchArrayTypes().catch(() => { needsTypes = true })
+`,
+  },
+];
 
 let root;
 try {
@@ -34,14 +54,17 @@ try {
 }
 for (const file of ['src/connection.js', 'cjs/src/connection.js'].map((f) => join(root, f))) {
   if (!existsSync(file)) continue;
-  const text = readFileSync(file, 'utf8');
-  if (text.includes(MARK)) continue;
-  if (!text.includes(ORIGINAL)) {
-    process.stderr.write(
-      `patch-postgres: ${file} has no unguarded nextWrite; check the driver version against the guard\n`,
-    );
-    process.exit(1);
+  let text = readFileSync(file, 'utf8');
+  for (const p of patches) {
+    if (text.includes(p.mark)) continue;
+    if (!text.includes(p.original)) {
+      process.stderr.write(
+        `patch-postgres: ${file} lacks the code "${p.mark}" guards; check the driver version against the guard\n`,
+      );
+      process.exit(1);
+    }
+    text = text.replace(p.original, p.guarded);
+    process.stdout.write(`patch-postgres: ${p.mark} added to ${file}\n`);
   }
-  writeFileSync(file, text.replace(ORIGINAL, GUARDED));
-  process.stdout.write(`patch-postgres: guarded nextWrite in ${file}\n`);
+  writeFileSync(file, text);
 }

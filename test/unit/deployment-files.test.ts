@@ -89,11 +89,15 @@ describe('docker-compose.yml', () => {
 });
 
 describe('the postgres driver', () => {
-  it('is installed with the closed-socket guard of scripts/patch-postgres.mjs, in both builds', () => {
+  it('is installed with the guards of scripts/patch-postgres.mjs, in both builds', () => {
     for (const file of ['node_modules/postgres/src/connection.js', 'node_modules/postgres/cjs/src/connection.js']) {
       const text = readFileSync(file, 'utf8');
       expect(text, file).toContain('hearth: closed-socket guard');
       expect(text, file).toContain("error(Errors.connection('CONNECTION_CLOSED', options))");
+      // The array types' query on a new connection: its failure no longer goes unhandled.
+      expect(text, file).toContain('hearth: array-types guard');
+      expect(text, file).toContain('return fetchArrayTypes().catch(() => { needsTypes = true })');
+      expect(text, file).not.toMatch(/return fetchArrayTypes\(\)\n/);
     }
   });
 });
