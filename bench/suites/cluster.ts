@@ -25,8 +25,9 @@ export interface ClusterComparison {
  * and schema.
  */
 export async function clusterComparison(env: BenchEnv, progress: (line: string) => void): Promise<ClusterComparison> {
-  const bare = await startRedisCluster({ replicas: 0 });
-  const replicated = await startRedisCluster({ replicas: 1 });
+  // A long node timeout: a master starved of CPU by the load must not be failed over mid-run.
+  const bare = await startRedisCluster({ replicas: 0, nodeTimeoutMs: 60_000 });
+  const replicated = await startRedisCluster({ replicas: 1, nodeTimeoutMs: 60_000 });
   const sides: Record<Side, BenchEnv> = {
     single: { ...env, prefix: `${env.prefix}s`, schema: `${env.schema}_s` },
     cluster: { ...env, redisUrl: `redis+cluster://${bare.seeds}`, prefix: `${env.prefix}c`, schema: `${env.schema}_c` },

@@ -7,7 +7,9 @@
  *   and 53300 (too many connections);
  * - ioredis giving up on a command (`MaxRetriesPerRequestError`, a closed or unwritable
  *   connection), and a Redis Cluster that is not ready, has lost a slot's master (CLUSTERDOWN,
- *   until a replica takes over) or is moving a slot (TRYAGAIN).
+ *   until a replica takes over) or is moving a slot (TRYAGAIN); and MOVED or ASK reaching the
+ *   caller, which ioredis does not follow for an auto-pipelined batch that mixes commands (its
+ *   slot map is stale for a moment after a failover or a resharding: the retry finds the slot).
  */
 export function isStoreUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
@@ -17,7 +19,7 @@ export function isStoreUnavailable(err: unknown): boolean {
     if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300') return true;
   }
   if (err.name === 'MaxRetriesPerRequestError') return true;
-  return redisGone.some((text) => err.message.includes(text));
+  return redirection.test(err.message) || redisGone.some((text) => err.message.includes(text));
 }
 
 const socketCodes = new Set([
@@ -42,3 +44,6 @@ const redisGone = [
   'None of startup nodes is available',
   'Too many Cluster redirections',
 ];
+
+/** A cluster redirection: `MOVED <slot> <host:port>` or `ASK <slot> <host:port>`. */
+const redirection = /^(MOVED|ASK) \d+ \S+$/;

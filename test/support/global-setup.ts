@@ -16,7 +16,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     let seeds = process.env.REDIS_CLUSTER_NODES;
     if (!seeds) {
       const { startRedisCluster } = await import('./redis-cluster.js');
-      const cluster = await startRedisCluster();
+      const cluster = await startRedisCluster({ nodeTimeoutMs: 60_000 });
       stops.push(() => cluster.stop());
       seeds = cluster.seeds;
     }

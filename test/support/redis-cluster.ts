@@ -64,9 +64,21 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20
 /**
  * A real Redis Cluster on loopback: `masters` × (1 + `replicas`) `redis-server --cluster-enabled
  * yes` processes on free ports, joined with `redis-cli --cluster create`. Nothing persists (no
- * RDB, no AOF), as the machine's own Redis. A node timeout of 2 s makes a failover take seconds.
+ * RDB, no AOF), as the machine's own Redis.
  */
-export async function startRedisCluster(o: { masters?: number; replicas?: number } = {}): Promise<RedisCluster> {
+export async function startRedisCluster(
+  o: {
+    masters?: number;
+    replicas?: number;
+    /**
+     * How long a node may not answer before it is taken for failed (default 2 s: a failover in
+     * seconds). A cluster many suites share uses a long one: on a busy 2-core machine a master
+     * starved of CPU for 2 s was failed over mid-run, and the writes its replica had not yet
+     * received were lost with it (seen in CI).
+     */
+    nodeTimeoutMs?: number;
+  } = {},
+): Promise<RedisCluster> {
   const masters = o.masters ?? 3;
   const replicas = o.replicas ?? 1;
   const dir = await mkdtemp(join(tmpdir(), 'hearth-cluster-'));
@@ -98,7 +110,7 @@ export async function startRedisCluster(o: { masters?: number; replicas?: number
           '--cluster-config-file',
           `nodes-${port}.conf`,
           '--cluster-node-timeout',
-          '2000',
+          String(o.nodeTimeoutMs ?? 2_000),
           '--save',
           '',
           '--appendonly',

@@ -9,6 +9,8 @@ describe('isStoreUnavailable', () => {
       'TRYAGAIN Multiple keys request during rehashing of slot',
       'Failed to refresh slots cache.',
       'None of startup nodes is available',
+      'MOVED 8114 127.0.0.1:35918',
+      'ASK 2380 127.0.0.1:26256',
     ]) {
       expect(isStoreUnavailable(new Error(message))).toBe(true);
     }
@@ -18,5 +20,6 @@ describe('isStoreUnavailable', () => {
     expect(isStoreUnavailable(new Error('CROSSSLOT Keys in request do not hash to the same slot'))).toBe(false);
     expect(isStoreUnavailable(new TypeError('x is undefined'))).toBe(false);
     expect(isStoreUnavailable('CLUSTERDOWN')).toBe(false);
+    expect(isStoreUnavailable(new Error('the MOVED 3 lines'))).toBe(false);
   });
 });

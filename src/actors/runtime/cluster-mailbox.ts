@@ -72,20 +72,7 @@ export class ClusterMailbox extends RedisMailboxBase {
 
   private async readNow(cursors: Cursors, count: number): Promise<Map<number, RawEntry[]>> {
     const answers = await Promise.all(
-      cursors.map(
-        (c) =>
-          this.cluster.call(
-            'XREADGROUP',
-            'GROUP',
-            this.d.keys.group,
-            this.d.consumer,
-            'COUNT',
-            count,
-            'STREAMS',
-            this.partition(c.partition).stream,
-            c.cursor,
-          ) as Promise<Array<[string, RawEntry[]]> | null>,
-      ),
+      cursors.map((c) => this.readGroup(this.cluster, [this.partition(c.partition).stream], [c.cursor], count)),
     );
     const out = new Map<number, RawEntry[]>();
     cursors.forEach((c, i) => {
@@ -103,20 +90,7 @@ export class ClusterMailbox extends RedisMailboxBase {
     const woken = new Promise<void>((resolve) => (wake = resolve));
     this.wake = wake;
     const reads = readers.map(async (r, i) => {
-      const stream = this.partition(partitions[i]!).stream;
-      const res = (await r.conn.call(
-        'XREADGROUP',
-        'GROUP',
-        this.d.keys.group,
-        this.d.consumer,
-        'COUNT',
-        count,
-        'BLOCK',
-        blockMs,
-        'STREAMS',
-        stream,
-        '>',
-      )) as Array<[string, RawEntry[]]> | null;
+      const res = await this.readGroup(r.conn, [this.partition(partitions[i]!).stream], ['>'], count, blockMs);
       const entries = res?.[0]?.[1] ?? [];
       if (entries.length > 0) wake();
       return entries;

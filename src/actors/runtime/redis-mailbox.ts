@@ -49,6 +49,29 @@ export abstract class RedisMailboxBase implements Mailbox {
     return ops;
   }
 
+  /** One XREADGROUP of this consumer on `conn`, blocking only when `blockMs` is given. */
+  protected readGroup(
+    conn: RedisClient,
+    streams: readonly string[],
+    ids: readonly string[],
+    count: number,
+    blockMs?: number,
+  ): Promise<Array<[string, RawEntry[]]> | null> {
+    const block = blockMs === undefined ? [] : ['BLOCK', blockMs];
+    return conn.call(
+      'XREADGROUP',
+      'GROUP',
+      this.d.keys.group,
+      this.d.consumer,
+      'COUNT',
+      count,
+      ...block,
+      'STREAMS',
+      ...streams,
+      ...ids,
+    ) as Promise<Array<[string, RawEntry[]]> | null>;
+  }
+
   abstract read(
     cursors: ReadonlyArray<{ partition: number; cursor: string }>,
     count: number,
@@ -116,19 +139,8 @@ export class RedisMailbox extends RedisMailboxBase {
     this.blockedId ??= await this.blocking.client('ID');
     const streams = cursors.map((c) => this.partition(c.partition).stream);
     const ids = cursors.map((c) => c.cursor);
-    const block = blockMs !== undefined && ids.every((id) => id === '>') ? ['BLOCK', blockMs] : [];
-    const res = (await this.blocking.call(
-      'XREADGROUP',
-      'GROUP',
-      this.d.keys.group,
-      this.d.consumer,
-      'COUNT',
-      count,
-      ...block,
-      'STREAMS',
-      ...streams,
-      ...ids,
-    )) as Array<[string, RawEntry[]]> | null;
+    const block = ids.every((id) => id === '>') ? blockMs : undefined;
+    const res = await this.readGroup(this.blocking, streams, ids, count, block);
     const out = new Map<number, RawEntry[]>();
     // A pending-history read answers every stream named, empty or not: the empty ones are left out.
     for (const [stream, entries] of res ?? []) {
