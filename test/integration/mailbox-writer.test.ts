@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeEntry, encodeEntry } from '../../src/actors/runtime/entry-codec.js';
 import { MailboxWriter } from '../../src/actors/runtime/mailbox-writer.js';
-import { connectRedis, createRedis, type RedisClient } from '../../src/actors/runtime/redis.js';
+import { connectRedis, createRedis, isCluster, type RedisClient } from '../../src/actors/runtime/redis.js';
 import { isolated, onCluster, type Isolated } from '../support/isolated.js';
 
 describe("a gateway's mailbox writes, one script call per turn", () => {
@@ -29,6 +29,13 @@ describe("a gateway's mailbox writes, one script call per turn", () => {
       ts: n,
     });
 
+  /** Whether two keys' slots are served by one node (always, on one Redis). */
+  async function sameNode(a: string, b: string): Promise<boolean> {
+    if (!isCluster(gateway)) return true;
+    const slotOf = async (key: string) => Number(await env.redis.call('CLUSTER', 'KEYSLOT', key));
+    return gateway.slots[await slotOf(a)]?.join() === gateway.slots[await slotOf(b)]?.join();
+  }
+
   async function entriesOf(stream: string): Promise<Array<{ id: string; key: string; body: string }>> {
     const raw = (await env.redis.xrange(stream, '-', '+')) as Array<[string, string[]]>;
     return raw.map(([id, fields]) => decodeEntry(id, fields)!).map(({ id, key, body }) => ({ id, key, body }));
@@ -38,17 +45,21 @@ describe("a gateway's mailbox writes, one script call per turn", () => {
     const writer = new MailboxWriter(gateway);
     const calls = vi.spyOn(gateway, 'eval');
     const xadds = vi.spyOn(gateway, 'xadd');
+    const pipelines = vi.spyOn(gateway, 'pipeline');
     const [a, b] = [env.keys.mailbox('counter', 0), env.keys.mailbox('counter', 1)];
     const ids = await Promise.all([
       writer.write(a, entry('k1', 1)),
       writer.write(b, entry('k2', 2)),
       writer.write(a, entry('k1', 3)),
     ]);
-    // On a cluster a script's keys share a slot: one call per mailbox.
-    expect(calls).toHaveBeenCalledTimes(onCluster ? 2 : 1);
+    // On a cluster a script's keys share a slot: a call per mailbox, in one pipeline per node
+    // (one when both mailboxes' slots are on one node).
+    expect(calls).toHaveBeenCalledTimes(onCluster ? 0 : 1);
+    expect(pipelines).toHaveBeenCalledTimes(onCluster ? ((await sameNode(a, b)) ? 1 : 2) : 0);
     expect(xadds).not.toHaveBeenCalled();
     calls.mockRestore();
     xadds.mockRestore();
+    pipelines.mockRestore();
     expect(await entriesOf(a)).toEqual([
       { id: ids[0], key: 'k1', body: '{"kind":"add","by":1}' },
       { id: ids[2], key: 'k1', body: '{"kind":"add","by":3}' },
@@ -61,10 +72,11 @@ describe("a gateway's mailbox writes, one script call per turn", () => {
 
   it('splits a large turn into calls of at most 256 writes, in order', async () => {
     const writer = new MailboxWriter(gateway);
-    const calls = vi.spyOn(gateway, 'eval');
+    const calls = vi.spyOn(gateway, onCluster ? 'pipeline' : 'eval');
     const stream = env.keys.mailbox('counter', 6);
     const ids = await Promise.all(Array.from({ length: 600 }, (_, i) => writer.write(stream, entry(`k${i}`, i))));
-    expect(calls).toHaveBeenCalledTimes(3);
+    // On a cluster: the three calls in one pipeline to the mailbox's node.
+    expect(calls).toHaveBeenCalledTimes(onCluster ? 1 : 3);
     calls.mockRestore();
     const written = await entriesOf(stream);
     expect(written.map((e) => e.id)).toEqual(ids);
@@ -102,9 +114,9 @@ describe("a gateway's mailbox writes, one script call per turn", () => {
     ]);
   });
 
-  it('sends a write alone in its turn through the same script', async () => {
+  it('sends a write alone in its turn through the same script (on a cluster, the same pipeline)', async () => {
     const writer = new MailboxWriter(gateway);
-    const calls = vi.spyOn(gateway, 'eval');
+    const calls = vi.spyOn(gateway, onCluster ? 'pipeline' : 'eval');
     const stream = env.keys.mailbox('counter', 2);
     const id = await writer.write(stream, entry('solo', 1));
     expect(calls).toHaveBeenCalledTimes(1);

@@ -1,7 +1,10 @@
+import { DeferredAcks } from './deferred-acks.js';
 import { hashSlot } from './hash-slot.js';
-import type { RawEntry } from './ports.js';
+import { sendPerNode } from './node-batch.js';
+import type { OutgoingReply, RawEntry } from './ports.js';
 import { createNodeConnection, type Cluster, type Redis } from './redis.js';
 import { RedisMailboxBase, type RedisMailboxDeps } from './redis-mailbox.js';
+import { replyPerStream } from './settle-script.js';
 
 /** A partition's blocking reads: a connection of its own to the node that serves its slot. */
 interface PartitionReader {
@@ -10,6 +13,22 @@ interface PartitionReader {
   /** Its CLIENT ID, to end a read early (asked again after a reconnection). */
   id?: number;
 }
+
+/**
+ * How long acknowledgements wait for a read to carry them: about a round under load, short
+ * enough that a worker going idle leaves nothing pending for long.
+ */
+const ACK_DELAY_MS = 5;
+
+/**
+ * After a read that found entries finds none, one more read this much later before blocking.
+ * Blocking costs a read per partition, each on its own connection, and a CLIENT UNBLOCK per
+ * node after (no read spans slots): under load that was most of a worker's writes, as the
+ * worker drains every mailbox in a round and then waits for the askers to ask again. The second
+ * read is one write per node and, under load, finds their next asks. An entry that comes during
+ * the grace waits for its end (1 ms at most); an idle worker blocks at once.
+ */
+const IDLE_GRACE_MS = 1;
 
 type Cursors = ReadonlyArray<{ partition: number; cursor: string }>;
 
@@ -20,7 +39,7 @@ type Cursors = ReadonlyArray<{ partition: number; cursor: string }>;
  * does on one Redis.
  *
  * A read first asks every partition at once without blocking, one XREADGROUP each on the shared
- * cluster connection (auto-pipelined: one write per node). Under load that finds entries, and a
+ * cluster connection, in one write per node (node-batch.ts). Under load that finds entries, and a
  * round holds what every partition had, as on one Redis. Only when all are empty does it block:
  * one XREADGROUP BLOCK per partition, each on a connection of its own to the node of the
  * partition's slot. The first that answers with entries ends the others (CLIENT UNBLOCK, sent to
@@ -37,12 +56,35 @@ export class ClusterMailbox extends RedisMailboxBase {
   private readonly readers = new Map<number, PartitionReader>();
   private wake: (() => void) | undefined;
   private closed = false;
+  /** Whether the last read found entries (the mailboxes are busy: see IDLE_GRACE_MS). */
+  private busy = false;
+
+  private readonly acks: DeferredAcks;
 
   constructor(
     d: RedisMailboxDeps,
     private readonly cluster: Cluster,
   ) {
     super(d);
+    this.acks = new DeferredAcks(cluster, d.keys.group, ACK_DELAY_MS);
+  }
+
+  /**
+   * The replies at once (one script call per reply stream), and the acknowledgements after them,
+   * with the next read (see deferred-acks.ts).
+   */
+  override async settleMany(
+    batches: ReadonlyArray<{ partition: number; ids: readonly string[]; replies: readonly OutgoingReply[] }>,
+  ): Promise<number> {
+    const replies = batches.flatMap((b) => b.replies);
+    const refused = await replyPerStream(
+      this.cluster,
+      this.d.keys.group,
+      [...new Set(replies.map((r) => r.stream))],
+      replies,
+    );
+    await this.acks.add(batches.map((b) => ({ stream: this.partition(b.partition).stream, ids: b.ids })));
+    return refused;
   }
 
   async open(): Promise<void> {
@@ -51,6 +93,7 @@ export class ClusterMailbox extends RedisMailboxBase {
 
   close(): void {
     this.closed = true;
+    this.acks.flush();
     for (const r of this.readers.values()) r.conn.disconnect();
     this.readers.clear();
     this.wake?.();
@@ -62,7 +105,14 @@ export class ClusterMailbox extends RedisMailboxBase {
 
   async read(cursors: Cursors, count: number, blockMs: number | undefined): Promise<Map<number, RawEntry[]>> {
     const now = await this.readNow(cursors, count);
+    const busy = this.busy;
+    this.busy = now.size > 0;
     if (now.size > 0 || blockMs === undefined || cursors.some((c) => c.cursor !== '>')) return now;
+    if (busy && (await this.grace(Math.min(IDLE_GRACE_MS, blockMs)))) {
+      const again = await this.readNow(cursors, count);
+      this.busy = again.size > 0;
+      if (again.size > 0) return again;
+    }
     return this.readBlocking(
       cursors.map((c) => c.partition),
       count,
@@ -70,10 +120,31 @@ export class ClusterMailbox extends RedisMailboxBase {
     );
   }
 
+  /** Waits `ms` unless interrupted or closed; whether it waited it out. */
+  private async grace(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await new Promise<boolean>((resolve) => {
+      this.wake = () => resolve(false);
+      timer = setTimeout(() => resolve(true), ms);
+    });
+    clearTimeout(timer);
+    this.wake = undefined;
+    return waited && !this.closed;
+  }
+
+  /**
+   * Every partition at once, without blocking: an XREADGROUP each, led by the acknowledgements
+   * the last rounds left (deferred-acks.ts), in one write per node.
+   */
   private async readNow(cursors: Cursors, count: number): Promise<Map<number, RawEntry[]>> {
-    const answers = await Promise.all(
-      cursors.map((c) => this.readGroup(this.cluster, [this.partition(c.partition).stream], [c.cursor], count)),
-    );
+    const acks = this.acks.take();
+    const reads = cursors.map((c) => {
+      const stream = this.partition(c.partition).stream;
+      return { key: stream, name: 'xreadgroup', args: this.readGroupArgs([stream], [c.cursor], count) };
+    });
+    const sent = sendPerNode(this.cluster, [...acks.commands, ...reads]);
+    acks.settle(sent.slice(0, acks.commands.length));
+    const answers = (await Promise.all(sent.slice(acks.commands.length))) as Array<Array<[string, RawEntry[]]> | null>;
     const out = new Map<number, RawEntry[]>();
     cursors.forEach((c, i) => {
       const entries = answers[i]?.[0]?.[1] ?? [];
@@ -83,6 +154,8 @@ export class ClusterMailbox extends RedisMailboxBase {
   }
 
   private async readBlocking(partitions: number[], count: number, blockMs: number): Promise<Map<number, RawEntry[]>> {
+    // No read follows until one of these ends: the acknowledgements go now.
+    this.acks.flush();
     this.dropReadersBut(new Set(partitions));
     const readers = await Promise.all(partitions.map((p) => this.readerFor(p)));
     if (this.closed) return new Map();
@@ -99,7 +172,7 @@ export class ClusterMailbox extends RedisMailboxBase {
     await woken;
     this.wake = undefined;
     // Every read still blocked ends now; one already served answers with its entries.
-    await Promise.all(readers.map((r) => this.unblock(r)));
+    await this.unblock(readers);
     const answers = await Promise.allSettled(reads);
     const out = new Map<number, RawEntry[]>();
     let failure: Error | undefined;
@@ -149,11 +222,28 @@ export class ClusterMailbox extends RedisMailboxBase {
     return r;
   }
 
-  /** Ends a blocked read from the node's shared connection (best effort: it ends within its block time anyway). */
-  private async unblock(r: PartitionReader): Promise<void> {
-    if (r.id === undefined) return;
-    const node = this.cluster.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === r.node);
-    await node?.client('UNBLOCK', r.id).catch(() => undefined);
+  /**
+   * Ends the readers' blocked reads, from each node's shared connection, one write per node
+   * (best effort: a read ends within its block time anyway).
+   */
+  private async unblock(readers: readonly PartitionReader[]): Promise<void> {
+    const masters = new Map(this.cluster.nodes('master').map((n) => [`${n.options.host}:${n.options.port}`, n]));
+    const byNode = new Map<string, number[]>();
+    for (const r of readers) {
+      if (r.id === undefined) continue;
+      let ids = byNode.get(r.node);
+      if (!ids) byNode.set(r.node, (ids = []));
+      ids.push(r.id);
+    }
+    await Promise.all(
+      [...byNode].map(async ([node, ids]) => {
+        const conn = masters.get(node);
+        if (!conn) return;
+        const pipeline = conn.pipeline();
+        for (const id of ids) pipeline.client('UNBLOCK', id);
+        await pipeline.exec().catch(() => undefined);
+      }),
+    );
   }
 
   private dropReader(partition: number): void {

@@ -1,3 +1,5 @@
+import type { Cluster } from 'ioredis';
+import { sendPerNode, type KeyedCommand } from './node-batch.js';
 import { isCluster, type RedisClient } from './redis.js';
 
 /**
@@ -69,61 +71,103 @@ export class MailboxWriter {
     this.scheduled = false;
     const all = this.pending;
     this.pending = [];
-    for (const group of this.byCall(all)) {
-      for (let i = 0; i < group.length; i += MAX_PER_CALL) this.send(group.slice(i, i + MAX_PER_CALL));
-    }
-  }
-
-  /**
-   * On one Redis, the whole turn goes as one call. On a cluster a script's keys must share a
-   * slot, so each mailbox gets its own call: one key per call (not one slot, which two
-   * partitions' tags may share), so that during a resharding no call is refused with TRYAGAIN
-   * and retried after a later turn's call to the same mailbox (single-key commands follow a
-   * slot's move at once, in the order sent).
-   */
-  private byCall(all: Pending[]): Pending[][] {
-    if (!isCluster(this.redis)) return [all];
-    const byStream = new Map<string, Pending[]>();
-    for (const w of all) {
-      let group = byStream.get(w.stream);
-      if (!group) byStream.set(w.stream, (group = []));
-      group.push(w);
-    }
-    return [...byStream.values()];
-  }
-
-  private send(batch: readonly Pending[]): void {
-    this.postMany(batch).then(
-      (ids) =>
-        batch.forEach((w, i) => {
-          const id = ids[i];
-          if (typeof id === 'string') w.resolve(id);
-          else w.reject(id instanceof Error ? id : new Error('no id for a mailbox write'));
-        }),
-      (err: unknown) => {
-        for (const w of batch) w.reject(err);
-      },
-    );
-  }
-
-  private async postMany(batch: readonly Pending[]): Promise<unknown[]> {
-    const streams = new Map<string, number>();
-    for (const w of batch) if (!streams.has(w.stream)) streams.set(w.stream, streams.size + 1);
-    const names = batch[0]!.fields.filter((_, i) => i % 2 === 0);
-    const args: string[] = [...streams.keys(), String(names.length), ...names];
-    for (const w of batch) {
-      if (w.fields.length !== names.length * 2) throw new Error('mailbox entries of one call must share their fields');
-      args.push(String(streams.get(w.stream)));
-      for (let i = 0; i < w.fields.length; i += 2) {
-        if (w.fields[i] !== names[i / 2]) throw new Error('mailbox entries of one call must share their fields');
-        args.push(w.fields[i + 1]!);
-      }
+    if (isCluster(this.redis)) {
+      this.flushPerMailbox(this.redis, all);
+      return;
     }
     // EVAL, never EVALSHA with EVAL after NOSCRIPT: that retry would leave after writes of later
     // turns had gone (a Redis restart forgets scripts), and one key's messages would land out of
     // order. Redis hashes the script's few hundred bytes and finds it in its cache. Every write
     // takes this one path, a lone one too: as a plain XADD it went through ioredis's
     // auto-pipeline, which scripts skip (redis.ts), so a later turn's call could overtake it.
-    return (await this.redis.eval(POST_MANY, streams.size, ...args)) as unknown[];
+    for (let i = 0; i < all.length; i += MAX_PER_CALL) {
+      const batch = all.slice(i, i + MAX_PER_CALL);
+      settleWrites(batch, this.postMany(batch));
+    }
   }
+
+  private async postMany(batch: readonly Pending[]): Promise<unknown[]> {
+    const [keys, ...args] = postManyArgs(batch);
+    return (await this.redis.eval(POST_MANY, keys!, ...args)) as unknown[];
+  }
+
+  /**
+   * On a cluster a script's keys must share a slot, so each mailbox gets its own call (a lone
+   * entry a plain XADD, cheaper for Redis than a script): one key per call, not one slot (which
+   * two partitions' tags may share), so that during a resharding no call is refused with
+   * TRYAGAIN and retried after a later turn's call to the same mailbox (single-key commands
+   * follow a slot's move at once, in the order sent). The calls go in one write per node
+   * (node-batch.ts), each node's in the order the turn made them, never through the
+   * auto-pipeline.
+   */
+  private flushPerMailbox(cluster: Cluster, all: readonly Pending[]): void {
+    const batches: Pending[][] = [];
+    for (const mailbox of byStream(all)) {
+      for (let i = 0; i < mailbox.length; i += MAX_PER_CALL) batches.push(mailbox.slice(i, i + MAX_PER_CALL));
+    }
+    let answers: Array<Promise<unknown>>;
+    try {
+      answers = sendPerNode(cluster, batches.map(writeCommand));
+    } catch (err) {
+      // A malformed batch (entries whose fields differ): refused, never thrown from a timer.
+      for (const w of all) w.reject(err);
+      return;
+    }
+    batches.forEach((batch, i) =>
+      settleWrites(
+        batch,
+        answers[i]!.then((a) => (batch.length === 1 ? [a] : (a as unknown[]))),
+      ),
+    );
+  }
+}
+
+function writeCommand(batch: readonly Pending[]): KeyedCommand {
+  const first = batch[0]!;
+  return batch.length === 1
+    ? { key: first.stream, name: 'xadd', args: [first.stream, '*', ...first.fields] }
+    : { key: first.stream, name: 'eval', args: [POST_MANY, ...postManyArgs(batch)] };
+}
+
+/** The turn's writes per mailbox, each in the order written. */
+function byStream(all: readonly Pending[]): Pending[][] {
+  const groups = new Map<string, Pending[]>();
+  for (const w of all) {
+    let group = groups.get(w.stream);
+    if (!group) groups.set(w.stream, (group = []));
+    group.push(w);
+  }
+  return [...groups.values()];
+}
+
+/** POST_MANY's KEYS count, KEYS and ARGV for a batch of entries. */
+function postManyArgs(batch: readonly Pending[]): string[] {
+  const streams = new Map<string, number>();
+  for (const w of batch) if (!streams.has(w.stream)) streams.set(w.stream, streams.size + 1);
+  const names = batch[0]!.fields.filter((_, i) => i % 2 === 0);
+  const args: string[] = [String(streams.size), ...streams.keys(), String(names.length), ...names];
+  for (const w of batch) {
+    if (w.fields.length !== names.length * 2) throw new Error('mailbox entries of one call must share their fields');
+    args.push(String(streams.get(w.stream)));
+    for (let i = 0; i < w.fields.length; i += 2) {
+      if (w.fields[i] !== names[i / 2]) throw new Error('mailbox entries of one call must share their fields');
+      args.push(w.fields[i + 1]!);
+    }
+  }
+  return args;
+}
+
+/** Each write gets its id, or the error Redis gave it, or the call's. */
+function settleWrites(batch: readonly Pending[], ids: Promise<unknown[]>): void {
+  ids.then(
+    (answers) =>
+      batch.forEach((w, i) => {
+        const id = answers[i];
+        if (typeof id === 'string') w.resolve(id);
+        else w.reject(id instanceof Error ? id : new Error('no id for a mailbox write'));
+      }),
+    (err: unknown) => {
+      for (const w of batch) w.reject(err);
+    },
+  );
 }

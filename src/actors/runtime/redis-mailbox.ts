@@ -57,19 +57,20 @@ export abstract class RedisMailboxBase implements Mailbox {
     count: number,
     blockMs?: number,
   ): Promise<Array<[string, RawEntry[]]> | null> {
+    return conn.call('XREADGROUP', ...this.readGroupArgs(streams, ids, count, blockMs)) as Promise<Array<
+      [string, RawEntry[]]
+    > | null>;
+  }
+
+  /** XREADGROUP's arguments for this consumer. */
+  protected readGroupArgs(
+    streams: readonly string[],
+    ids: readonly string[],
+    count: number,
+    blockMs?: number,
+  ): Array<string | number> {
     const block = blockMs === undefined ? [] : ['BLOCK', blockMs];
-    return conn.call(
-      'XREADGROUP',
-      'GROUP',
-      this.d.keys.group,
-      this.d.consumer,
-      'COUNT',
-      count,
-      ...block,
-      'STREAMS',
-      ...streams,
-      ...ids,
-    ) as Promise<Array<[string, RawEntry[]]> | null>;
+    return ['GROUP', this.d.keys.group, this.d.consumer, 'COUNT', count, ...block, 'STREAMS', ...streams, ...ids];
   }
 
   abstract read(

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { Cluster } from 'ioredis';
+import { sendPerNode, type KeyedCommand } from './node-batch.js';
 import { isCluster, type RedisClient } from './redis.js';
 import type { OutgoingReply } from './ports.js';
 
@@ -59,32 +61,74 @@ export async function ackAndReply(
 }
 
 /**
- * On a cluster, where a script's keys must share a slot: one call per reply stream, all at once,
- * and the acknowledgements after them, one call per mailbox. A crash between the two leaves the
- * entries pending: the next owner finds them applied and acknowledges them as redeliveries,
- * while their askers have their replies. (The other order would lose replies: acknowledged
- * entries are never read again.)
+ * On a cluster, where a script's keys must share a slot: one call per reply stream, then one per
+ * mailbox for the acknowledgements, each set in one write per node (node-batch.ts). A crash
+ * between the two leaves the entries pending: the next owner finds them applied and acknowledges
+ * them as redeliveries, while their askers have their replies. (The other order would lose
+ * replies: acknowledged entries are never read again.)
  */
 async function settlePerKey(
-  redis: RedisClient,
+  cluster: Cluster,
   group: string,
   mailboxes: readonly Acks[],
   streams: readonly string[],
   replies: readonly OutgoingReply[],
 ): Promise<number> {
+  const refused = await replyPerStream(cluster, group, streams, replies);
+  await Promise.all(
+    settleCalls(
+      cluster,
+      mailboxes.map((a) => settleCall(group, [a], [], [])),
+    ),
+  );
+  return refused;
+}
+
+/**
+ * A round's replies on a cluster: one script call per reply stream, in one write per node.
+ * Returns how many Redis refused (see SETTLE).
+ */
+export async function replyPerStream(
+  cluster: Cluster,
+  group: string,
+  streams: readonly string[],
+  replies: readonly OutgoingReply[],
+): Promise<number> {
   const sent = await Promise.all(
-    streams.map((s) =>
-      settle(
-        redis,
-        group,
-        [],
-        [s],
-        replies.filter((r) => r.stream === s),
+    settleCalls(
+      cluster,
+      streams.map((s) =>
+        settleCall(
+          group,
+          [],
+          [s],
+          replies.filter((r) => r.stream === s),
+        ),
       ),
     ),
   );
-  await Promise.all(mailboxes.map((a) => settle(redis, group, [a], [], [])));
-  return sent.reduce((sum, n) => sum + n, 0);
+  return sent.reduce((sum: number, n) => sum + Number(n), 0);
+}
+
+/** The scripts per node, and each one Redis has forgotten (NOSCRIPT) sent again in full. */
+function settleCalls(cluster: Cluster, calls: readonly KeyedCommand[]): Array<Promise<unknown>> {
+  return sendPerNode(cluster, calls).map((answer, i) =>
+    answer.catch((err: unknown) => {
+      if (!isNoScript(err)) throw err;
+      return cluster.call('eval', SETTLE, ...calls[i]!.args.slice(1));
+    }),
+  );
+}
+
+/** One settle script's call: its EVALSHA arguments, keyed by its first key for the routing. */
+function settleCall(
+  group: string,
+  mailboxes: readonly Acks[],
+  streams: readonly string[],
+  replies: readonly OutgoingReply[],
+): KeyedCommand {
+  const { keys, args } = settleArgs(group, mailboxes, streams, replies);
+  return { key: String(args[0]), name: 'evalsha', args: [SETTLE_SHA, keys, ...args] };
 }
 
 async function settle(
@@ -94,11 +138,7 @@ async function settle(
   streams: readonly string[],
   replies: readonly OutgoingReply[],
 ): Promise<number> {
-  const slot = new Map(streams.map((s, i) => [s, mailboxes.length + i + 1]));
-  const args: Array<string | number> = [...mailboxes.map((a) => a.stream), ...streams, group, mailboxes.length];
-  for (const a of mailboxes) args.push(a.ids.length, ...a.ids);
-  for (const r of replies) args.push(slot.get(r.stream)!, r.corr, r.ok ? '1' : '0', r.body);
-  const keys = mailboxes.length + streams.length;
+  const { keys, args } = settleArgs(group, mailboxes, streams, replies);
   // Plain EVALSHA, and EVAL when Redis has forgotten the script (a restart, SCRIPT FLUSH): both
   // ordinary commands, sent at once (redis.ts keeps scripts out of the auto-pipeline). Not
   // ioredis's defineCommand: an auto-pipeline copies the custom commands a client has when the
@@ -108,7 +148,25 @@ async function settle(
   try {
     return (await redis.evalsha(SETTLE_SHA, keys, ...args)) as number;
   } catch (err) {
-    if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
+    if (!isNoScript(err)) throw err;
     return (await redis.eval(SETTLE, keys, ...args)) as number;
   }
+}
+
+function isNoScript(err: unknown): boolean {
+  return err instanceof Error && err.message.startsWith('NOSCRIPT');
+}
+
+/** The script's KEYS count and the rest of its arguments (KEYS first, then ARGV). */
+function settleArgs(
+  group: string,
+  mailboxes: readonly Acks[],
+  streams: readonly string[],
+  replies: readonly OutgoingReply[],
+): { keys: number; args: Array<string | number> } {
+  const slot = new Map(streams.map((s, i) => [s, mailboxes.length + i + 1]));
+  const args: Array<string | number> = [...mailboxes.map((a) => a.stream), ...streams, group, mailboxes.length];
+  for (const a of mailboxes) args.push(a.ids.length, ...a.ids);
+  for (const r of replies) args.push(slot.get(r.stream)!, r.corr, r.ok ? '1' : '0', r.body);
+  return { keys: mailboxes.length + streams.length, args };
 }
