@@ -14,7 +14,7 @@ function progress(line: string): void {
 async function main(): Promise<void> {
   const env = benchEnv();
   progress(`${env.machine}; ${env.seconds} s per level`);
-  progress('cluster: echo ask() at 64 and USSD hops at 150, one Redis against a 3-master cluster, twice');
+  progress('cluster: echo ask() at 64 and USSD hops at 150, one Redis against a 3-master cluster, in turns');
   const c = await clusterComparison(env, progress);
   const section = renderCluster(c, env.machine, env.seconds);
   writeFileSync('BENCHMARKS.md', withClusterSection(readFileSync('BENCHMARKS.md', 'utf8'), section));

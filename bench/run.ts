@@ -123,7 +123,7 @@ async function main(): Promise<void> {
   for (const l of ledger)
     progress(`  batch ${l.batch}: ${fmt.rate(l.perSecond)} entries/s (bare ${fmt.rate(l.barePerSecond)})`);
 
-  progress('cluster: echo ask() at 64 and USSD hops at 150, one Redis against a 3-master cluster, twice');
+  progress('cluster: echo ask() at 64 and USSD hops at 150, one Redis against a 3-master cluster, in turns');
   const cluster = await clusterComparison(env, progress);
 
   writeFileSync(

@@ -1,19 +1,27 @@
 import { startRedisCluster } from '../../test/support/redis-cluster.js';
 import type { BenchEnv } from '../lib/env.js';
 import { cleanup } from '../lib/env.js';
-import { better, type LevelResult } from '../lib/measure.js';
+import type { LevelResult } from '../lib/measure.js';
 import { echoAsk, startClient, startWorker } from './runtime.js';
 import { ussdHops, type UssdLevel } from './ussd.js';
 
 type Side = 'single' | 'cluster' | 'replicated';
 
-export interface ClusterComparison {
-  masters: number;
+/** One round: every side measured once, one after the other, minutes apart at most. */
+interface ClusterRound {
   echo: Record<Side, LevelResult>;
   ussd: Record<Side, UssdLevel>;
+}
+
+export interface ClusterComparison {
+  masters: number;
+  rounds: ClusterRound[];
   /** Each master's share of the commands Redis ran during the cluster's echo asks. */
   shares: Array<{ port: number; share: number }>;
 }
+
+/** How many rounds: the machine's speed drifts over minutes, so each round compares its own runs. */
+const ROUNDS = Number(process.env.BENCH_CLUSTER_ROUNDS ?? 3);
 
 /**
  * hearth on a Redis Cluster of 3 masters (started on loopback) against one Redis, in one
@@ -22,7 +30,9 @@ export interface ClusterComparison {
  * partition, writes per mailbox); the cluster with a replica per master (what a deployment that
  * survives a failover pays, here on the same two cores: every write is applied twice). Each side
  * is measured twice, in turn, the better run kept; each has its own worker process, key prefix
- * and schema.
+ * and schema. The sides take turns, round after round, and each round's ratios compare runs made
+ * a minute apart: a shared machine's speed drifts more than that between rounds (seen: one Redis
+ * at 16,189 echo asks/s in one round and 8,896/s in the next).
  */
 export async function clusterComparison(env: BenchEnv, progress: (line: string) => void): Promise<ClusterComparison> {
   // A long node timeout: a master starved of CPU by the load must not be failed over mid-run.
@@ -45,38 +55,37 @@ export async function clusterComparison(env: BenchEnv, progress: (line: string) 
         Number(/total_commands_processed:(\d+)/.exec(await bare.cli(port, 'INFO', 'stats'))?.[1]),
       ),
     );
-  const results: Record<Side, { echo: LevelResult[]; ussd: UssdLevel[] }> = {
-    single: { echo: [], ussd: [] },
-    cluster: { echo: [], ussd: [] },
-    replicated: { echo: [], ussd: [] },
-  };
+  const rounds: ClusterRound[] = [];
   let shares: ClusterComparison['shares'] = [];
   try {
-    for (let round = 1; round <= 2; round++) {
-      for (const name of ['single', 'cluster', 'replicated'] as const) {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const echo: Partial<Record<Side, LevelResult>> = {};
+      const ussd: Partial<Record<Side, UssdLevel>> = {};
+      // Every other round in reverse, so that no side always runs first.
+      const order = ['single', 'cluster', 'replicated'] as const;
+      for (const name of round % 2 === 1 ? order : [...order].reverse()) {
         const side = sides[name];
         const worker = await startWorker(side);
         const session = await startClient(side);
         try {
           const before = await commands();
-          const [echo] = await echoAsk(side, session.client, [64]);
+          [echo[name]] = await echoAsk(side, session.client, [64]);
           const after = await commands();
           if (name === 'cluster') {
             const deltas = after.map((n, i) => n - before[i]!);
             const total = deltas.reduce((a, b) => a + b, 0);
             shares = masters.map((port, i) => ({ port, share: deltas[i]! / total }));
           }
-          const [ussd] = await ussdHops(side, worker.proc.pid ?? 0, [150]);
+          [ussd[name]] = await ussdHops(side, worker.proc.pid ?? 0, [150]);
           progress(
-            `  ${name} (round ${round}): echo at 64 ${Math.round(echo!.perSecond)}/s, USSD at 150 ${Math.round(ussd!.perSecond)} hops/s`,
+            `  ${name} (round ${round}): echo at 64 ${Math.round(echo[name]!.perSecond)}/s, USSD at 150 ${Math.round(ussd[name]!.perSecond)} hops/s`,
           );
-          results[name].echo.push(echo!);
-          results[name].ussd.push(ussd!);
         } finally {
           await session.close();
           await worker.stop();
         }
       }
+      rounds.push({ echo: echo as Record<Side, LevelResult>, ussd: ussd as Record<Side, UssdLevel> });
     }
   } finally {
     await cleanup(sides.single);
@@ -85,11 +94,12 @@ export async function clusterComparison(env: BenchEnv, progress: (line: string) 
     await bare.stop();
     await replicated.stop();
   }
-  const best = <T extends LevelResult>(xs: T[]): T => better([xs[0]!], [xs[1] ?? xs[0]!])[0] as T;
-  const of = <K extends 'echo' | 'ussd'>(k: K) =>
-    Object.fromEntries((['single', 'cluster', 'replicated'] as const).map((n) => [n, best(results[n][k])])) as Record<
-      Side,
-      ClusterComparison[K]['single']
-    >;
-  return { masters: masters.length, echo: of('echo'), ussd: of('ussd'), shares };
+  return { masters: masters.length, rounds, shares };
+}
+
+/** The median of each round's ratio of `side` to one Redis, for one load. */
+export function medianRatio(c: ClusterComparison, load: 'echo' | 'ussd', side: 'cluster' | 'replicated'): number {
+  const ratios = c.rounds.map((r) => r[load][side].perSecond / r[load].single.perSecond).sort((a, b) => a - b);
+  const mid = Math.floor(ratios.length / 2);
+  return ratios.length % 2 === 1 ? ratios[mid]! : (ratios[mid - 1]! + ratios[mid]!) / 2;
 }

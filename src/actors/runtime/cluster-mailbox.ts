@@ -70,20 +70,23 @@ export class ClusterMailbox extends RedisMailboxBase {
   }
 
   /**
-   * The replies at once (one script call per reply stream), and the acknowledgements after them,
-   * with the next read (see deferred-acks.ts).
+   * The replies at once (one script call per reply stream), and the acknowledgements after them:
+   * a round's, which follow its replies, with the next read (see deferred-acks.ts); a write-behind
+   * flush's, which have no replies and are waited for by the worker before it reads again, at
+   * once.
    */
   override async settleMany(
     batches: ReadonlyArray<{ partition: number; ids: readonly string[]; replies: readonly OutgoingReply[] }>,
   ): Promise<number> {
     const replies = batches.flatMap((b) => b.replies);
-    const refused = await replyPerStream(
-      this.cluster,
-      this.d.keys.group,
-      [...new Set(replies.map((r) => r.stream))],
-      replies,
-    );
-    await this.acks.add(batches.map((b) => ({ stream: this.partition(b.partition).stream, ids: b.ids })));
+    const acks = batches.map((b) => ({ stream: this.partition(b.partition).stream, ids: b.ids }));
+    if (replies.length === 0) {
+      await this.acks.now(acks);
+      return 0;
+    }
+    const streams = [...new Set(replies.map((r) => r.stream))];
+    const refused = await replyPerStream(this.cluster, this.d.keys.group, streams, replies);
+    await this.acks.add(acks);
     return refused;
   }
 

@@ -72,6 +72,13 @@ export class DeferredAcks {
     };
   }
 
+  /** Acknowledges the entries now, with whatever is queued: resolves once Redis has them. */
+  now(acks: ReadonlyArray<{ stream: string; ids: readonly string[] }>): Promise<void> {
+    const done = this.add(acks);
+    this.flush();
+    return done;
+  }
+
   /** Sends what is queued now, alone. */
   flush(): void {
     const { commands, settle } = this.take();
