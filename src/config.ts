@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
 import { redisUrlProblem } from './actors/runtime/redis-target.js';
+import { isTimeZone } from './gateways/ussd/local-time.js';
 
 /**
  * The one schema over the environment. Nothing else in `src/` reads `process.env` (the entry
@@ -144,6 +146,17 @@ export const configSchema = z
       .refine((codes) => codes.length > 0 && codes.every((c) => /^\*[0-9*]{1,20}#$/.test(c)), {
         message: 'must be USSD codes like *1234# separated by commas',
       }),
+    /** Country of national phone numbers an aggregator sends (`0971…`), ISO 3166 alpha-2. Default `ZM`. */
+    USSD_DEFAULT_COUNTRY: z
+      .string()
+      .default('ZM')
+      .transform((c) => c.trim().toUpperCase())
+      .refine((c): c is CountryCode => isSupportedCountry(c), { message: 'must be a country code such as ZM' }),
+    /** Time zone of times a phone is shown (a PIN lock's end), IANA name. Default `Africa/Lusaka`. */
+    USSD_TIME_ZONE: z
+      .string()
+      .default('Africa/Lusaka')
+      .refine((zone) => isTimeZone(zone), { message: 'must be an IANA time zone such as Africa/Lusaka' }),
     /** Origins allowed by CORS (spec 001): `*` (default; no credentials) or a comma-separated list (credentials allowed). */
     CORS_ORIGIN: z.string().min(1).default('*'),
     /** The oracle's own DID (spec 001): the audience every UCAN must name. Unset: the oracle routes answer 503. */

@@ -186,6 +186,8 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         serviceCodes: config.ZM_SERVICE_CODES,
         idleMs: config.USSD_IDLE_SECONDS * 1000,
         ratePerMinute: config.USSD_RATE_PER_MINUTE,
+        timeZone: config.USSD_TIME_ZONE,
+        defaultCountry: config.USSD_DEFAULT_COUNTRY,
         deadlineMs: config.REQUEST_DEADLINE_MS,
       };
       const limits = new RateLimits(
@@ -198,7 +200,18 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         },
         log.child({ role: 'gateway' }),
       );
-      for (const r of productRoutes({ sql, redis, keys, apiKeys: keyStore, client, clock, log, ussd, limits })) {
+      for (const r of productRoutes({
+        sql,
+        redis,
+        keys,
+        apiKeys: keyStore,
+        client,
+        clock,
+        log,
+        ussd,
+        limits,
+        metrics,
+      })) {
         router.add(r);
       }
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);

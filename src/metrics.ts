@@ -13,6 +13,8 @@ export interface Metrics {
   readonly mailboxLag: Gauge<'type' | 'partition'>;
   readonly partitionsOwned: Gauge<'type'>;
   readonly actorsRetired: Counter<'type'>;
+  readonly ussdUnserved: Counter<'reason'>;
+  readonly ussdOutcomes: Counter<'status' | 'service_code' | 'network'>;
 }
 
 export function createMetrics(): Metrics {
@@ -81,6 +83,18 @@ export function createMetrics(): Metrics {
       name: 'hearth_actors_retired_total',
       help: 'Idle actors retired by their retention policy (snapshot deleted through the fence)',
       labelNames: ['type'],
+      registers,
+    }),
+    ussdUnserved: new Counter({
+      name: 'hearth_ussd_unserved_total',
+      help: 'USSD requests answered with an END line instead of their screen, by reason',
+      labelNames: ['reason'],
+      registers,
+    }),
+    ussdOutcomes: new Counter({
+      name: 'hearth_ussd_session_outcomes_total',
+      help: "USSD sessions' outcomes as the aggregator reports them (POST /api/ussd/events)",
+      labelNames: ['status', 'service_code', 'network'],
       registers,
     }),
   };

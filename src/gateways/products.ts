@@ -23,6 +23,7 @@ import { ledgerRoutes } from './ledger/routes.js';
 import { ussdRoutes } from './ussd/routes.js';
 import { ussdDeps, type UssdOptions } from './ussd/deps.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
 import { VoucherPlans } from './vouchers/product-rule.js';
 
 /** Every route of spec 000 (vouchers, claims, surveys), the registries and keys behind it, and the ledger. */
@@ -36,6 +37,7 @@ export interface ProductDeps {
   log: Logger;
   ussd: UssdOptions;
   limits: RateLimits;
+  metrics: Metrics;
 }
 
 export function productRoutes({
@@ -48,6 +50,7 @@ export function productRoutes({
   log,
   ussd,
   limits,
+  metrics,
 }: ProductDeps): RouteSpec[] {
   const now = () => clock().getTime();
   const households = new Registry(sql, householdTable);
@@ -113,7 +116,20 @@ export function productRoutes({
     ...ledgerRoutes(g, new LedgerReads(sql)),
     ...ussdRoutes(
       g,
-      ussdDeps({ sql, redis, keys: redisKeys, client, clock, log, ussd, vouchers, products, plans, suppliers }),
+      ussdDeps({
+        sql,
+        redis,
+        keys: redisKeys,
+        client,
+        clock,
+        log,
+        ussd,
+        vouchers,
+        products,
+        plans,
+        suppliers,
+        metrics,
+      }),
       ussd.deadlineMs,
     ),
   ];

@@ -2,6 +2,7 @@ import type { RedisClient } from '../../actors/runtime/redis.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics.js';
 import type { Sql } from '../../store/db.js';
 import type { Product, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
@@ -10,6 +11,8 @@ import { SurveyReads } from '../surveys/survey-reads.js';
 import { LiveSessions } from './live-sessions.js';
 import { PhoneDirectory } from './phone-directory.js';
 import { sealText } from '../../actors/ussd-session/index.js';
+import type { CountryCode } from 'libphonenumber-js';
+import { localClock } from './local-time.js';
 import { PinStore } from './pin-store.js';
 import { PhoneLanguage } from './phone-language.js';
 import { PhoneRateLimit } from './rate-limit.js';
@@ -21,6 +24,10 @@ export interface UssdOptions {
   serviceCodes: readonly string[];
   idleMs: number;
   ratePerMinute: number;
+  /** USSD_TIME_ZONE: times a phone is shown are in it. */
+  timeZone: string;
+  /** USSD_DEFAULT_COUNTRY: national phone numbers are read in it. */
+  defaultCountry: CountryCode;
   /** REQUEST_DEADLINE_MS: a hop gets at most this (and at most 8 s; see the route). */
   deadlineMs: number;
 }
@@ -38,11 +45,12 @@ export function ussdDeps(d: {
   products: Registry<Product>;
   plans: VoucherPlans;
   suppliers: Registry<Supplier>;
+  metrics: Metrics;
 }): HopDeps {
   // The caches whose lifetime shows (a reassigned number, a language chosen elsewhere) run on
   // hearth's clock, so a test moves it rather than waiting them out.
   const now = () => d.clock().getTime();
-  const pins = new PinStore(d.sql, d.ussd.pinKey, now);
+  const pins = new PinStore(d.sql, d.ussd.pinKey, now, localClock(d.ussd.timeZone));
   const languages = new PhoneLanguage(d.sql, now);
   return {
     client: d.client,
@@ -64,6 +72,8 @@ export function ussdDeps(d: {
       clock: d.clock,
     },
     serviceCodes: d.ussd.serviceCodes,
+    defaultCountry: d.ussd.defaultCountry,
+    unserved: (reason) => d.metrics.ussdUnserved.inc({ reason }),
     seal: (text) => sealText(d.ussd.pinKey, text),
     clock: d.clock,
     log: d.log.child({ route: 'ussd' }),

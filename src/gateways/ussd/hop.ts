@@ -1,3 +1,4 @@
+import type { CountryCode } from 'libphonenumber-js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import { t, DEFAULT_LANGUAGE } from '../../actors/ussd-session/catalog/index.js';
 import type { Logger } from '../../log.js';
@@ -7,7 +8,8 @@ import type { PinStore } from './pin-store.js';
 import type { PhoneLanguage } from './phone-language.js';
 import type { PhoneRateLimit } from './rate-limit.js';
 import { carryOut, type WorkDeps } from './work-orders.js';
-import type { UssdRequest } from './request.js';
+import type { Unserved, UssdRequest } from './request.js';
+import { dialled } from './dial-through.js';
 import { ussdRef } from '../../actors/ussd-session/messages.js';
 
 /**
@@ -26,6 +28,10 @@ export interface HopDeps {
   live: LiveSessions;
   work: WorkDeps;
   serviceCodes: readonly string[];
+  /** USSD_DEFAULT_COUNTRY: national phone numbers are read in it. */
+  defaultCountry: CountryCode;
+  /** Counts a request answered with an END line instead of its screen. */
+  unserved: (reason: Unserved) => void;
   /** Seals the request's text for its trip through Redis (it carries PIN digits). */
   seal: (text: string) => string;
   clock: () => Date;
@@ -41,11 +47,19 @@ export const endLine = (key: Parameters<typeof t>[1]): string => `END ${t(DEFAUL
  * Every failure the phone can be told about is a 200 `END` line: an aggregator drops a session
  * on anything but 200.
  */
-export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
-  if (!d.serviceCodes.includes(req.serviceCode)) return endLine('common.badService');
+export async function ussdHop(d: HopDeps, sent: UssdRequest): Promise<string> {
+  const dial = dialled(sent.serviceCode, sent.text, d.serviceCodes);
+  if (!dial) {
+    d.unserved('service_code');
+    return endLine('common.badService');
+  }
+  const req = { ...sent, ...dial };
   const now = d.clock();
   try {
-    if (!(await d.rate.allow(req.phoneNumber, now))) return endLine('common.rateLimited');
+    if (!(await d.rate.allow(req.phoneNumber, now))) {
+      d.unserved('rate_limited');
+      return endLine('common.rateLimited');
+    }
     const owner = await d.directory.owner(req.phoneNumber);
     const [pinSet, lang] = await Promise.all([
       owner.did ? d.pins.isSet(req.phoneNumber, owner.did) : false,
@@ -70,7 +84,10 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
         sealedText: d.seal(req.text),
       });
     }
-    if (reply.kind === 'work') return endLine('common.unavailable');
+    if (reply.kind === 'work') {
+      d.unserved('unavailable');
+      return endLine('common.unavailable');
+    }
     // The session has moved on whatever happens here: a list the operators read cannot cost
     // the phone its screen, nor hold it back. Not awaited: the touch is queued on the gateway's
     // Redis connection before this reply leaves, so a later list through this gateway sees it.
@@ -95,6 +112,7 @@ export async function ussdHop(d: HopDeps, req: UssdRequest): Promise<string> {
     return reply.text;
   } catch (err) {
     d.log.warn({ err: err instanceof Error ? err.message : String(err), sessionId: req.sessionId }, 'ussd hop failed');
+    d.unserved('unavailable');
     return endLine('common.unavailable');
   }
 }

@@ -47,6 +47,8 @@ export class PinStore {
     private readonly sql: Sql,
     private readonly key: string,
     now: () => number = Date.now,
+    /** A lock's end as the phone shows it (local-time.ts); UTC hours and minutes by default. */
+    private readonly showTime: (at: Date, now: Date) => string = (at) => `${at.toISOString().slice(11, 16)} UTC`,
   ) {
     this.known = new TtlCache({ ttlMs: KNOWN_MS, maxEntries: 100_000, now });
   }
@@ -154,7 +156,8 @@ export class PinStore {
 
   /** Compares in constant time and keeps the count of wrong PINs (and the lock) in the row. */
   private async judge(tx: TransactionSql, phone: string, row: PinRow, pinMac: string, now: Date): Promise<PinCheck> {
-    if (row.locked_until && row.locked_until > now) return { ok: false, reason: `locked:${clock(row.locked_until)}` };
+    if (row.locked_until && row.locked_until > now)
+      return { ok: false, reason: `locked:${this.showTime(row.locked_until, now)}` };
     if (timingSafeEqual(this.hash(row.salt, pinMac), row.pin_hash)) {
       if (row.failed_attempts > 0 || row.locked_until || row.lockouts > 0) {
         await tx`
@@ -168,14 +171,9 @@ export class PinStore {
       await tx`
         UPDATE ussd_pins SET failed_attempts = 0, locked_until = ${until}, lockouts = lockouts + 1, updated_at = now()
         WHERE phone_number = ${phone}`;
-      return { ok: false, reason: `locked:${clock(until)}` };
+      return { ok: false, reason: `locked:${this.showTime(until, now)}` };
     }
     await tx`UPDATE ussd_pins SET failed_attempts = ${failed}, updated_at = now() WHERE phone_number = ${phone}`;
     return { ok: false, reason: `wrong:${MAX_PIN_ATTEMPTS - failed}` };
   }
-}
-
-/** The lock's end as the phone shows it (UTC, hours and minutes). */
-function clock(d: Date): string {
-  return `${d.toISOString().slice(11, 16)} UTC`;
 }

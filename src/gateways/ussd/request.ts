@@ -1,6 +1,8 @@
+import type { CountryCode } from 'libphonenumber-js';
 import { z } from 'zod';
 import { AppError } from '../../errors/index.js';
-import { issuesOf, type HttpContext } from '../http/context.js';
+import { issuesOf, type HttpContext, type IssueDetail } from '../http/context.js';
+import { normalizePhone } from './phone-number.js';
 
 /**
  * A USSD request: the spec's JSON body, or the same fields form-encoded as Africa's Talking sends
@@ -16,14 +18,8 @@ export const ussdRequest = z.object({
     .trim()
     .regex(/^[0-9*#]{1,32}$/, 'must be a USSD code such as *1234#')
     .default('*1234#'),
-  // International format (E.164), with or without the `+` some aggregators leave out; kept with
-  // it, as the registries hold numbers, so `260971…` and `+260971…` are one phone (its owner, PIN,
-  // rate limit). A national number (`0971…`) names no country: it is refused, not guessed.
-  phoneNumber: z
-    .string()
-    .trim()
-    .regex(/^\+?[1-9][0-9]{5,14}$/, 'must be a phone number in international format, such as +260971234567')
-    .transform((n) => (n.startsWith('+') ? n : `+${n}`)),
+  // E.164 with or without its `+`, or a national number of USSD_DEFAULT_COUNTRY (phone-number.ts).
+  phoneNumber: z.string().trim().min(1, 'is empty').max(32, 'is longer than 32 characters'),
   text: z
     .string()
     .max(1_000, 'is longer than 1000 characters')
@@ -36,11 +32,36 @@ export const ussdRequest = z.object({
   networkCode: z.string().max(32).optional(),
 });
 
+/** A request as the gateway serves it: the phone number in E.164, with its `+`. */
 export type UssdRequest = z.infer<typeof ussdRequest>;
 
-/** Reads the body as JSON or form-encoded; a malformed request is a 400 (the only non-200 answer). */
-export async function readUssdRequest(ctx: HttpContext): Promise<UssdRequest> {
-  const raw = (await bodyOf(ctx)).toString('utf8');
+/** Why a request was not served: a label of `hearth_ussd_unserved_total`. */
+export type Unserved = 'malformed' | 'phone' | 'service_code' | 'rate_limited' | 'unavailable';
+
+export type ReadUssd =
+  { ok: true; req: UssdRequest } | { ok: false; reason: 'malformed' | 'phone'; detail: string; issues?: IssueDetail[] };
+
+/**
+ * Reads the body as JSON or form-encoded. What cannot be served (no body, another media type,
+ * bad JSON, a missing field, a number that is no phone number, a body past MAX_BODY_BYTES) is
+ * said, not thrown: the route answers it with an END screen, as an aggregator shows a person
+ * only `CON`/`END` text.
+ */
+export async function readUssdRequest(ctx: HttpContext, country: CountryCode): Promise<ReadUssd> {
+  const malformed = (detail: string, issues?: IssueDetail[]): ReadUssd => ({
+    ok: false,
+    reason: 'malformed',
+    detail,
+    ...(issues ? { issues } : {}),
+  });
+  let body: Buffer;
+  try {
+    body = await ctx.body();
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'BODY_TOO_LARGE') return malformed(err.message);
+    throw err;
+  }
+  const raw = body.toString('utf8');
   const type = (ctx.headers['content-type'] ?? '').toLowerCase();
   let data: unknown;
   if (type.startsWith('application/x-www-form-urlencoded')) {
@@ -49,31 +70,17 @@ export async function readUssdRequest(ctx: HttpContext): Promise<UssdRequest> {
     try {
       data = JSON.parse(raw);
     } catch {
-      throw new AppError('INVALID_JSON', 'the body is not valid JSON');
+      return malformed('the body is not valid JSON');
     }
   } else {
-    // A 400 like any malformed request (not 415): an aggregator is told one thing, "fix the request".
-    throw new AppError('VALIDATION_FAILED', 'send the body as application/json or application/x-www-form-urlencoded');
+    return malformed('the body is neither application/json nor application/x-www-form-urlencoded');
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new AppError('VALIDATION_FAILED', 'the body must be an object with sessionId, phoneNumber and text');
+    return malformed('the body is not an object with sessionId, phoneNumber and text');
   }
   const result = ussdRequest.safeParse(data);
-  if (!result.success) throw new AppError('VALIDATION_FAILED', 'invalid USSD request', issuesOf(result.error));
-  return result.data;
-}
-
-/**
- * The body; one over MAX_BODY_BYTES is a malformed request like any other here (400, not the
- * 413 of other routes): an aggregator is told one thing, "fix the request".
- */
-async function bodyOf(ctx: HttpContext): Promise<Buffer> {
-  try {
-    return await ctx.body();
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'BODY_TOO_LARGE') {
-      throw new AppError('VALIDATION_FAILED', `${err.message}; a USSD request is a few hundred bytes`);
-    }
-    throw err;
-  }
+  if (!result.success) return malformed('a field is missing or invalid', issuesOf(result.error));
+  const phoneNumber = normalizePhone(result.data.phoneNumber, country);
+  if (phoneNumber === undefined) return { ok: false, reason: 'phone', detail: 'phoneNumber is no phone number' };
+  return { ok: true, req: { ...result.data, phoneNumber } };
 }

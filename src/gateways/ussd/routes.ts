@@ -32,7 +32,9 @@ const plain = (body: string): Reply => ({
 
 /**
  * Spec 002: `POST /api/ussd` for the telecom aggregator (open: aggregators cannot sign requests;
- * put it behind the aggregator's IP allowlist at the edge), answered in `text/plain`;
+ * put it behind the aggregator's IP allowlist at the edge), answered in `text/plain`, always 200:
+ * an aggregator shows a person only `CON`/`END` text, and a 4xx reaches the handset as a network
+ * error;
  * `GET /api/ussd/sessions` for operators (admin or implementer key: it lists phone numbers).
  */
 export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }, deadlineMs: number): RouteSpec[] {
@@ -48,8 +50,7 @@ export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }, deadl
         public: true,
         responseType: 'text/plain',
         responses: {
-          200: '`CON …` continues the session, `END …` ends it (every failure the phone can be told about is an END line)',
-          400: 'a malformed request (a body over MAX_BODY_BYTES included)',
+          200: '`CON …` continues the session, `END …` ends it. Every request is answered 200 `text/plain`: one that cannot be served (a malformed body, a missing field, no phone number, a service code not allowed, the rate limit, a store down) gets `END` and a short message, its reason logged with the request id and counted in `hearth_ussd_unserved_total{reason}`',
         },
       },
       // An aggregator drops a session on anything but 200, and cannot retry on another
@@ -58,11 +59,19 @@ export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }, deadl
       serveWhileDraining: true,
       deadline: {
         ms: Math.min(deadlineMs, HOP_DEADLINE_CAP_MS),
-        answer: () => plain(endLine('common.unavailable')),
+        answer: () => {
+          d.unserved('unavailable');
+          return plain(endLine('common.unavailable'));
+        },
       },
       async handler(ctx) {
-        const req = await readUssdRequest(ctx);
-        return plain(await ussdHop(d, req));
+        const read = await readUssdRequest(ctx, d.defaultCountry);
+        if (!read.ok) {
+          ctx.log.warn({ reason: read.reason, detail: read.detail, issues: read.issues }, 'ussd request not served');
+          d.unserved(read.reason);
+          return plain(endLine('common.badRequest'));
+        }
+        return plain(await ussdHop(d, read.req));
       },
     },
     {

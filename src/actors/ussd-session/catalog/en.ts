@@ -10,6 +10,7 @@ export const en = {
   'common.unavailable': 'The service is busy. Please try again shortly.',
   'common.expired': 'Your session has ended. Please dial again.',
   'common.badService': 'This service code is not available here.',
+  'common.badRequest': 'Your request could not be read. Please dial again.',
   'common.rateLimited': 'Too many requests from your phone. Please try again in a minute.',
   'menu.title': 'hearth',
   'menu.language': 'Language',

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHearth, type Hearth } from '../../src/hearth.js';
+import { adminKey, api, type Api } from '../support/api.js';
+import { movableClock } from '../support/clock.js';
+import { isolated, type Isolated } from '../support/isolated.js';
+import { ussdClient } from '../support/ussd-client.js';
+import { setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
+
+const HOUSEHOLD_PHONE = '+260971000301';
+const PIN = '73914';
+
+/** What a person with a basic phone meets in the field (issue 24), over POST /api/ussd. */
+describe('USSD in the field', () => {
+  let env: Isolated;
+  let hearth: Hearth;
+  let a: Api;
+  let s: Scheme;
+  let ussd: ReturnType<typeof ussdClient>;
+  let n = 0;
+  const sid = () => `field_${Date.now()}_${++n}`;
+  const clock = movableClock();
+
+  beforeAll(async () => {
+    env = await isolated();
+    hearth = await startHearth(
+      env.config({ HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: '2', USSD_RATE_PER_MINUTE: '1000' }),
+      env.log,
+      { clock },
+    );
+    a = api(hearth.port, clock);
+    s = await setUpScheme(a);
+    await a.call('PATCH', `/v1/households/${encodeURIComponent(s.household)}`, {
+      key: s.implementerKey,
+      body: { phoneNumber: HOUSEHOLD_PHONE },
+    });
+    ussd = ussdClient(`http://127.0.0.1:${hearth.port}`);
+  });
+
+  afterAll(async () => {
+    await hearth.close();
+    await env.cleanup();
+  });
+
+  const unserved = async (reason: string): Promise<number> => {
+    const text = await (await fetch(`http://127.0.0.1:${hearth.port}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`hearth_ussd_unserved_total{reason="${reason}"}`));
+    return line ? Number(line.split(' ').pop()) : 0;
+  };
+
+  it('counts every request it cannot serve in /metrics, by reason', async () => {
+    const before = {
+      malformed: await unserved('malformed'),
+      phone: await unserved('phone'),
+      service: await unserved('service_code'),
+    };
+    await ussd.post({ sessionId: sid(), text: '' }); // no phone number
+    await fetch(`http://127.0.0.1:${hearth.port}/api/ussd`, { method: 'POST', body: '\u0000' });
+    await ussd.post({ sessionId: sid(), phoneNumber: '12345', text: '' });
+    await ussd.post({ sessionId: sid(), phoneNumber: HOUSEHOLD_PHONE, serviceCode: '*777#', text: '' });
+    expect(await unserved('malformed')).toBe(before.malformed + 2);
+    expect(await unserved('phone')).toBe(before.phone + 1);
+    expect(await unserved('service_code')).toBe(before.service + 1);
+  });
+
+  it('knows one person by E.164 with or without +, and by the national number', async () => {
+    const first = ussd.session(sid(), HOUSEHOLD_PHONE);
+    expect(await first.start()).toMatch(/Create your PIN/);
+    await first.send('1');
+    await first.send(PIN);
+    expect(await first.send(PIN)).toMatch(/Your PIN is set/);
+    for (const phone of ['260971000301', '0971000301']) {
+      const again = await ussd.session(sid(), phone).start();
+      expect(again).toMatch(/^CON hearth/);
+      expect(again).not.toMatch(/Create your PIN/);
+    }
+  });
+
+  it('reaches the same screen by dialling *1234*1# as by *1234# then 1', async () => {
+    const stepwise = ussd.session(sid(), '+260970000302');
+    await stepwise.start();
+    const viaMenu = await stepwise.send('1');
+    const direct = await ussd.post({
+      sessionId: sid(),
+      phoneNumber: '+260970000302',
+      serviceCode: '*1234*1#',
+      text: '',
+    });
+    expect(direct).toMatchObject({ status: 200, text: viaMenu });
+    // An aggregator that sends the dialled code with every request and the text typed since.
+    const session = sid();
+    const dialledFirst = await ussd.post({
+      sessionId: session,
+      phoneNumber: '+260970000302',
+      serviceCode: '*1234*1#',
+      text: '',
+    });
+    const next = await ussd.post({
+      sessionId: session,
+      phoneNumber: '+260970000302',
+      serviceCode: '*1234*1#',
+      text: '0',
+    });
+    expect(dialledFirst.text).toBe(viaMenu);
+    expect(next.text).toMatch(/^CON Welcome to hearth/);
+    expect(
+      await ussd.post({ sessionId: sid(), phoneNumber: '+260970000302', serviceCode: '*4321*1#', text: '' }),
+    ).toMatchObject({ text: 'END This service code is not available here.' });
+  });
+});
