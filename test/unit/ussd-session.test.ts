@@ -105,9 +105,18 @@ describe('USSD session logic', () => {
     const first = screenText(s.resolve(work.intentId, { ok: true, data: { vouchers } }, '1*48213'));
     expect(first.length).toBeLessThanOrEqual(182);
     expect(first).toContain('98 More');
-    const second = screenText(s.hop('1*48213*98'));
-    expect(second).not.toBe(first);
-    expect(second.length).toBeLessThanOrEqual(182);
+    // A balance is a final screen: every page but the last goes on (98), the last ends the session.
+    const pages = [first];
+    let text = '1*48213';
+    while (pages.at(-1)!.startsWith('CON ') && pages.length < 20) {
+      text += '*98';
+      pages.push(screenText(s.hop(text)));
+    }
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages.at(-1)).toMatch(/^END vch_/);
+    expect(pages.at(-1)).not.toContain('98 More');
+    expect(pages.every((p) => p.length <= 182)).toBe(true);
+    expect(pages.join('\n')).toContain('vch_11abcdef: 11 of 100');
   });
 });
 
@@ -143,7 +152,7 @@ describe('USSD session logic: vouchers behind the PIN', () => {
     const again = s.hop('1*48213*52846');
     if (again.kind !== 'work') throw new Error('expected work');
     const listed = s.resolve(again.intentId, { ok: true, data: { vouchers: [] } }, '1*48213*52846');
-    expect(screenText(listed)).toMatch(/^CON You have no vouchers./);
+    expect(screenText(listed)).toMatch(/^END You have no vouchers.$/);
     expect(JSON.stringify(s.state)).not.toMatch(/pinMac/);
   });
 

@@ -74,6 +74,12 @@ export function ussdDecide(opts: UssdLogicOptions) {
     const intent = metaOf(next).intent;
     if (intent) s.pending = { id: ctx.id(n), intent: intent(next.context) };
     if (metaOf(next).screen?.kind === 'end') s.ended = true;
+    endIfLastPage(s);
+  }
+
+  /** A final screen (a balance) ends the session on its last page: nothing is left to do. */
+  function endIfLastPage(s: UssdSession): void {
+    if (metaOf(s.current).screen?.kind === 'final' && s.page >= pagesOf(s).length - 1) s.ended = true;
   }
 
   function pagesOf(s: UssdSession): string[] {
@@ -82,6 +88,8 @@ export function ussdDecide(opts: UssdLogicOptions) {
     const c = s.current.context;
     const body = c.notice ? `${c.notice.trim()}\n${meta.body(c)}` : meta.body(c);
     if (meta.kind === 'end') return [body];
+    // A result pages without the navigation footer: its last page is an END line.
+    if (meta.kind === 'final') return paginate(body, '', t(c.lang, 'nav.more'));
     // Every screen says how to leave; the main menu has nothing to go back to.
     const footer = t(
       c.lang,
@@ -113,6 +121,7 @@ export function ussdDecide(opts: UssdLogicOptions) {
     }
     if (value === NAV.more && kind !== 'number' && s.page < pagesOf(s).length - 1) {
       s.page++;
+      endIfLastPage(s);
       return;
     }
     const next = steps.next(restore(s.current), { type: 'INPUT', value });

@@ -32,8 +32,12 @@ export type IntentResult = { ok: true; data?: Record<string, unknown> } | { ok: 
 
 export type FlowEvent = { type: 'INPUT'; value: string } | { type: 'RESULT'; result: IntentResult };
 
-/** How a screen reads its input: a menu choice, a number (0 is an answer), a PIN, free text, or none (END). */
-export type ScreenKind = 'menu' | 'number' | 'pin' | 'text' | 'end';
+/**
+ * How a screen reads its input: a menu choice, a number (0 is an answer), a PIN, free text, or
+ * none: `end` (the session's END line) and `final` (a result with nothing left to do, such as a
+ * balance: END on its last page, the pages before it offering 98 More).
+ */
+export type ScreenKind = 'menu' | 'number' | 'pin' | 'text' | 'end' | 'final';
 
 export interface ScreenMeta {
   screen?: { kind: ScreenKind; body: (c: FlowContext) => string };

@@ -58,7 +58,8 @@ export function vouchersFlow(mac: MacPin): FlowDefinition {
           { target: 'menu', actions: [notice('common.unavailable'), forgetPin] },
         ],
       ),
-      vouchers_list: screen('menu', list),
+      // The balance is the answer: the session ends with it (on its last page, when it pages).
+      vouchers_list: screen('final', list),
     },
   };
 }
