@@ -106,4 +106,69 @@ describe('USSD in the field', () => {
       await ussd.post({ sessionId: sid(), phoneNumber: '+260970000302', serviceCode: '*4321*1#', text: '' }),
     ).toMatchObject({ text: 'END This service code is not available here.' });
   });
+
+  const outcomes = async (labels: string): Promise<number> => {
+    const text = await (await fetch(`http://127.0.0.1:${hearth.port}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`hearth_ussd_session_outcomes_total{${labels}}`));
+    return line ? Number(line.split(' ').pop()) : 0;
+  };
+
+  const report = (fields: Record<string, string>) =>
+    fetch(`http://127.0.0.1:${hearth.port}/api/ussd/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
+
+  it("takes Africa's Talking's end-of-session report: closes the session, counts its outcome once", async () => {
+    const phone = '+260970000303';
+    const id = sid();
+    const session = ussd.session(id, phone);
+    await session.start();
+    const listed = async () => {
+      const r = await a.call('GET', '/api/ussd/sessions', { key: s.implementerKey });
+      return (r.body.sessions as Array<{ sessionId: string }>).some((x) => x.sessionId === id);
+    };
+    expect(await listed()).toBe(true);
+    const labels = 'status="incomplete",service_code="*1234#",network="64501"';
+    const before = await outcomes(labels);
+    const fields = {
+      sessionId: id,
+      phoneNumber: phone.slice(1),
+      serviceCode: '*1234#',
+      networkCode: '64501',
+      status: 'Incomplete',
+      hopsCount: '1',
+      durationInMillis: '21000',
+      errorMessage: 'USER_TIMEOUT',
+      date: '2026-11-24 10:00:00',
+      cost: 'ZMW 0.0000',
+    };
+    const res = await report(fields);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('OK');
+    expect(await report(fields).then((r) => r.status)).toBe(200); // a retried report
+    expect(await outcomes(labels)).toBe(before + 1);
+    expect(await listed()).toBe(false);
+    // A late request with the closed session's id is told the session is over.
+    expect(await session.send('1')).toBe('END Your session has ended. Please dial again.');
+  });
+
+  it("closes nothing on another phone's report, and refuses a malformed one with 400", async () => {
+    const phone = '+260970000304';
+    const id = sid();
+    const session = ussd.session(id, phone);
+    await session.start();
+    expect((await report({ sessionId: id, phoneNumber: '+260970000999', status: 'Success' })).status).toBe(200);
+    expect(await session.send('1')).toMatch(/^CON /);
+    for (const bad of [
+      { status: 'Success', phoneNumber: phone },
+      { sessionId: id, phoneNumber: phone },
+      { sessionId: id, status: 'Success' },
+    ] as Array<Record<string, string>>) {
+      const res = await report(bad);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('VALIDATION_FAILED');
+    }
+  });
 });

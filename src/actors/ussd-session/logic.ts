@@ -6,7 +6,7 @@ import { NAV, splitInputs } from './input.js';
 import type { UssdMessage } from './messages.js';
 import { pureTransitions } from './pure-transition.js';
 import { paginate, SCREEN_LIMIT } from './screen.js';
-import type { HopReply, Persisted, UssdSession } from './state.js';
+import type { CloseReply, HopReply, Persisted, UssdSession } from './state.js';
 
 /** Screens kept for `0` (back). */
 const HISTORY = 20;
@@ -204,6 +204,7 @@ export function ussdDecide(opts: UssdLogicOptions) {
       if (!s.pending) consume(s, text, ctx, 0);
       return { state: s, reply: reply(s) };
     }
+    if (msg.kind === 'close') return close(state, msg);
     if (!state) return { state, reply: expired(ctx) };
     const s = { ...state };
     if (s.pending?.id === msg.intentId) {
@@ -218,6 +219,25 @@ export function ussdDecide(opts: UssdLogicOptions) {
     if (!s.pending && !s.ended) consume(s, text, ctx, 1);
     return { state: s, reply: reply(s) };
   };
+}
+
+/**
+ * The aggregator reports the session over: it ends (a late hop with its id gets END) and keeps
+ * the status. A report that names another phone closes nothing.
+ */
+function close(state: UssdSession | undefined, msg: Extract<UssdMessage, { kind: 'close' }>): Decision<UssdSession> {
+  if (!state || msg.phoneNumber !== state.phoneNumber) {
+    const reply: CloseReply = { known: false };
+    return { state, reply };
+  }
+  const first = state.outcome === undefined;
+  const reply: CloseReply = { known: true, first, phoneNumber: state.phoneNumber, serviceCode: state.serviceCode };
+  if (!first && state.ended) return { state, reply };
+  const { context } = state.current;
+  const current = state.ended
+    ? state.current
+    : { value: 'done', context: { ...context, notice: null, data: { endText: t(context.lang, 'common.expired') } } };
+  return { state: { ...state, current, ended: true, pending: null, outcome: state.outcome ?? msg.status }, reply };
 }
 
 /** For a request that has no session of its own to continue. */

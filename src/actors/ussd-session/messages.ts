@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actorRef } from '../runtime/actor-ref.js';
-import type { HopReply } from './state.js';
+import type { CloseReply, HopReply } from './state.js';
 
 const audience = z.enum(['household', 'supplier', 'unregistered']);
 
@@ -32,9 +32,18 @@ export const ussdMessages = z.discriminatedUnion('kind', [
       ]),
     })
     .strict(),
+  z
+    .object({
+      kind: z.literal('close'),
+      /** The aggregator's end-of-session report: its status (`Success`, `Incomplete`, `Failed`). */
+      status: z.string().min(1).max(32),
+      /** The phone the report names: another phone's report closes nothing. */
+      phoneNumber: z.string().min(1).max(32),
+    })
+    .strict(),
 ]);
 
 export type UssdMessage = z.infer<typeof ussdMessages>;
 
 /** What callers address: each kind of USSD-session message, and what it answers (the next screen). */
-export const ussdRef = actorRef<UssdMessage, { hop: HopReply; resolve: HopReply }>('ussd');
+export const ussdRef = actorRef<UssdMessage, { hop: HopReply; resolve: HopReply; close: CloseReply }>('ussd');

@@ -23,9 +23,17 @@ export interface UssdSession {
   /** Work the gateway must do before the session can go on. */
   pending: { id: string; intent: Intent } | null;
   ended: boolean;
+  /** The aggregator's end-of-session status, once its report has come (POST /api/ussd/events). */
+  outcome?: string;
 }
 
 /** What a hop answers the gateway. */
 export type HopReply =
   | { kind: 'screen'; text: string; end: boolean; state: string; startedAt: string }
   | { kind: 'work'; intentId: string; intent: Intent; state: string };
+
+/**
+ * What a close (the aggregator's end-of-session report) answers: whether the session was known,
+ * whether this was its first report (a retried report is not counted twice), and its phone.
+ */
+export type CloseReply = { known: false } | { known: true; first: boolean; phoneNumber: string; serviceCode: string };

@@ -17,6 +17,7 @@ import { PinStore } from './pin-store.js';
 import { PhoneLanguage } from './phone-language.js';
 import { PhoneRateLimit } from './rate-limit.js';
 import type { HopDeps } from './hop.js';
+import type { SessionEventDeps } from './session-events.js';
 import type { VoucherPlans } from '../vouchers/product-rule.js';
 
 export interface UssdOptions {
@@ -46,7 +47,7 @@ export function ussdDeps(d: {
   plans: VoucherPlans;
   suppliers: Registry<Supplier>;
   metrics: Metrics;
-}): HopDeps {
+}): HopDeps & { outcome: SessionEventDeps['outcome'] } {
   // The caches whose lifetime shows (a reassigned number, a language chosen elsewhere) run on
   // hearth's clock, so a test moves it rather than waiting them out.
   const now = () => d.clock().getTime();
@@ -74,6 +75,7 @@ export function ussdDeps(d: {
     serviceCodes: d.ussd.serviceCodes,
     defaultCountry: d.ussd.defaultCountry,
     unserved: (reason) => d.metrics.ussdUnserved.inc({ reason }),
+    outcome: (labels) => d.metrics.ussdOutcomes.inc(labels),
     seal: (text) => sealText(d.ussd.pinKey, text),
     clock: d.clock,
     log: d.log.child({ route: 'ussd' }),

@@ -2,6 +2,7 @@ import type { CountryCode } from 'libphonenumber-js';
 import { z } from 'zod';
 import { AppError } from '../../errors/index.js';
 import { issuesOf, type HttpContext, type IssueDetail } from '../http/context.js';
+import { formOrJson } from './form-or-json.js';
 import { normalizePhone } from './phone-number.js';
 
 /**
@@ -61,23 +62,8 @@ export async function readUssdRequest(ctx: HttpContext, country: CountryCode): P
     if (err instanceof AppError && err.code === 'BODY_TOO_LARGE') return malformed(err.message);
     throw err;
   }
-  const raw = body.toString('utf8');
-  const type = (ctx.headers['content-type'] ?? '').toLowerCase();
-  let data: unknown;
-  if (type.startsWith('application/x-www-form-urlencoded')) {
-    data = Object.fromEntries(new URLSearchParams(raw));
-  } else if (type === '' || /^application\/(.+\+)?json\b/.test(type)) {
-    try {
-      data = JSON.parse(raw);
-    } catch {
-      return malformed('the body is not valid JSON');
-    }
-  } else {
-    return malformed('the body is neither application/json nor application/x-www-form-urlencoded');
-  }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    return malformed('the body is not an object with sessionId, phoneNumber and text');
-  }
+  const data = formOrJson(body, ctx.headers['content-type'] ?? '');
+  if (typeof data === 'string') return malformed(data);
   const result = ussdRequest.safeParse(data);
   if (!result.success) return malformed('a field is missing or invalid', issuesOf(result.error));
   const phoneNumber = normalizePhone(result.data.phoneNumber, country);

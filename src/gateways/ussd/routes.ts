@@ -4,6 +4,7 @@ import { json, type Reply } from '../http/reply.js';
 import type { LiveSessions } from './live-sessions.js';
 import { endLine, ussdHop, type HopDeps } from './hop.js';
 import { readUssdRequest, ussdRequest } from './request.js';
+import { sessionEvents, ussdEvent, type SessionEventDeps } from './session-events.js';
 import { guarded, type Guards } from '../auth/guard.js';
 
 /** The session list's shape, for the OpenAPI document. */
@@ -37,7 +38,12 @@ const plain = (body: string): Reply => ({
  * error;
  * `GET /api/ussd/sessions` for operators (admin or implementer key: it lists phone numbers).
  */
-export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }, deadlineMs: number): RouteSpec[] {
+export function ussdRoutes(
+  g: Guards,
+  d: HopDeps & { live: LiveSessions; outcome: SessionEventDeps['outcome'] },
+  deadlineMs: number,
+): RouteSpec[] {
+  const onEvent = sessionEvents(d);
   return [
     {
       method: 'POST',
@@ -72,6 +78,28 @@ export function ussdRoutes(g: Guards, d: HopDeps & { live: LiveSessions }, deadl
           return plain(endLine('common.badRequest'));
         }
         return plain(await ussdHop(d, read.req));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/ussd/events',
+      doc: {
+        summary: "An aggregator's end-of-session notification (Africa's Talking USSD events; form-encoded or JSON)",
+        tag: 'ussd',
+        body: ussdEvent,
+        bodyTypes: ['application/x-www-form-urlencoded', 'application/json'],
+        public: true,
+        responseType: 'text/plain',
+        responses: {
+          200: '`OK`: the session is closed (a late request with its id gets END) and its outcome counted in `hearth_ussd_session_outcomes_total{status,service_code,network}`, once per session',
+          400: 'a malformed notification (no sessionId or status, a body that is neither form nor JSON)',
+        },
+      },
+      // Like /api/ussd: a restart's drain still takes the aggregator's reports.
+      serveWhileDraining: true,
+      async handler(ctx) {
+        await onEvent(ctx, ctx.log);
+        return plain('OK');
       },
     },
     {
