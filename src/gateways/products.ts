@@ -6,6 +6,7 @@ import type { Sql } from '../store/db.js';
 import { certificateTable, householdTable, productTable, supplierTable } from '../store/registries/records.js';
 import { Registry } from '../store/registries/registry.js';
 import { VoucherReads } from './vouchers/voucher-reads.js';
+import { VoucherCodes } from './vouchers/voucher-codes.js';
 import type { ApiKeyStore } from './auth/api-key-store.js';
 import type { RateLimits } from './auth/rate-limits.js';
 import type { RouteSpec } from './http/router.js';
@@ -68,6 +69,7 @@ export function productRoutes({
   const certificates = new Registry(sql, certificateTable, 2_000, now);
   const plans = new VoucherPlans(new VoucherReads(sql), certificates);
   const vouchers = new VoucherReads(sql);
+  const codes = new VoucherCodes(sql);
   const staff = ['admin', 'implementer'] as const;
   const readers = ['admin', 'implementer', 'regulator'] as const;
   return [
@@ -110,7 +112,17 @@ export function productRoutes({
       readRoles: readers,
       writeRoles: staff,
     }),
-    ...voucherRoutes(g, { client, reads: vouchers, households, certificates, suppliers, products, plans, clock }),
+    ...voucherRoutes(g, {
+      client,
+      reads: vouchers,
+      households,
+      certificates,
+      suppliers,
+      products,
+      plans,
+      codes,
+      clock,
+    }),
     ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),
     ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
     ...ledgerRoutes(g, new LedgerReads(sql)),
@@ -128,6 +140,7 @@ export function productRoutes({
         products,
         plans,
         suppliers,
+        codes,
         metrics,
       }),
       ussd.deadlineMs,

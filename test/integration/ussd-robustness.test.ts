@@ -103,7 +103,7 @@ describe('USSD sessions: lockout, restarts, concurrency, expiry, fuzz', () => {
     const id = sid();
     const phone = client().session(id, SUPPLIER_PHONE);
     await phone.start();
-    expect(await phone.send('1')).toMatch(/Enter the voucher ID/);
+    expect(await phone.send('1')).toMatch(/Enter the voucher code/);
     await hearth.close();
     hearth = await startHearth(config(), env.log, { clock });
     const resumed = client().session(id, SUPPLIER_PHONE);

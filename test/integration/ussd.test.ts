@@ -77,7 +77,10 @@ describe('USSD gateway (spec 002) end to end', () => {
     expect(await phone.send('99999')).toMatch(/^CON Wrong PIN. 2 attempt\(s\) left.\nEnter your PIN to see/);
     // The balance is the answer: the session ends with it.
     const list = await phone.send('48213');
-    expect(list).toMatch(new RegExp(`^END ${voucherId}: 100 of 100 \\(active\\)`));
+    // The household sees its voucher's code, the one it reads out to a supplier.
+    const voucher = await a.call('GET', `/v1/vouchers/${voucherId}`, { key: s.implementerKey });
+    expect(voucher.body.code).toMatch(/^[1-9][0-9]{9}$/);
+    expect(list).toMatch(new RegExp(`^END ${String(voucher.body.code)}: 100 of 100 \\(active\\)`));
     const next = ussd.session(sid(), HOUSEHOLD_PHONE, { form: true });
     expect(await next.start()).toMatch(/^CON hearth\n1 My vouchers/);
     await changePin(next);
@@ -160,7 +163,7 @@ describe('USSD gateway (spec 002) end to end', () => {
     expect(await phone.send('1')).toMatch(/^CON Create a 5-digit PIN:/);
     await phone.send('73914');
     expect(await phone.send('73914')).toMatch(/^CON Your PIN is set.\nhearth\n1 Redeem a voucher/);
-    expect(await phone.send('1')).toMatch(/^CON Enter the voucher ID:/);
+    expect(await phone.send('1')).toMatch(/^CON Enter the voucher code:/);
     expect(await phone.send(voucherId)).toMatch(/^CON Choose the product:\n1 Clean stove/);
     expect(await phone.send('1')).toMatch(/^CON Enter the amount:/);
     expect(await phone.send('0')).toMatch(/^CON Invalid choice.\nEnter the amount:/); // 0 is an answer here, not "back"
@@ -233,13 +236,13 @@ describe('USSD gateway (spec 002) end to end', () => {
 
   it('honours a dial-through first request that already carries inputs', async () => {
     const r = await ussd.post({ sessionId: sid(), phoneNumber: SUPPLIER_PHONE, serviceCode: '*384*7#', text: '1' });
-    expect(r.text).toMatch(/^CON Enter the voucher ID:/);
+    expect(r.text).toMatch(/^CON Enter the voucher code:/);
   });
 
   it("knows a registered phone sent without the '+' and in national format", async () => {
     for (const phoneNumber of [SUPPLIER_PHONE.slice(1), '0971000002']) {
       const r = await ussd.post({ sessionId: sid(), phoneNumber, text: '1' });
-      expect(r.text).toMatch(/^CON Enter the voucher ID:/); // the supplier's menu, not the unregistered one
+      expect(r.text).toMatch(/^CON Enter the voucher code:/); // the supplier's menu, not the unregistered one
     }
   });
 

@@ -201,6 +201,7 @@ describe('vouchers (spec 000)', () => {
       expect(r.status).toBe(201);
       expect(r.body).toEqual({
         id: expect.stringMatching(/^vch_/),
+        code: expect.stringMatching(/^[1-9][0-9]{9}$/),
         status: 'active',
         recipientDid: household,
         emissionCertificateId: 'cert-1',

@@ -89,6 +89,8 @@ export interface Keys {
   ussdSummaries(shard: number): string;
   /** Requests of one phone in one minute (rate limit); the phone is given as a digest. */
   ussdRate(phoneDigest: string, minute: number): string;
+  /** Unknown voucher codes a supplier's phone entered on one UTC day (its digest, as ussdRate). */
+  ussdUnknownCodes(phoneDigest: string, day: number): string;
   /**
    * A request limit's state (GCRA: when its next request is due, ms), by kind (`key` an API key
    * id, `did` and `auth` digests of a DID and of a client address).
@@ -138,6 +140,7 @@ export function createKeys(prefix: string): Keys {
     ussdLive: (shard) => `${prefix}:{ussd:s${shard}}:live`,
     ussdSummaries: (shard) => `${prefix}:{ussd:s${shard}}:sessions`,
     ussdRate: (phoneDigest, minute) => `${prefix}:ussd:rate:${checkId(phoneDigest)}:${minute}`,
+    ussdUnknownCodes: (phoneDigest, day) => `${prefix}:ussd:unknown-codes:${checkId(phoneDigest)}:${day}`,
     rateLimit: (kind, id) => `${prefix}:limit:${kind}:${checkId(id)}`,
     workers: `${prefix}:{workers}`,
     typeWorkers: (type) => `${prefix}:{workers}:${checkType(type)}:live`,

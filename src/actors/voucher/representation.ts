@@ -3,16 +3,21 @@ import { isExpired } from './logic.js';
 import type { Redemption, VoucherState } from './messages.js';
 import { fromMicro } from './money.js';
 
-/** The voucher representation of spec 000, with `expired` computed from the clock. */
+/**
+ * The voucher representation of spec 000, with `expired` computed from the clock, and `code`,
+ * the short numeric code a person types (the gateway keeps codes: voucher-codes.ts).
+ */
 export function voucherView(
   v: Pick<
     VoucherState,
     'id' | 'status' | 'recipientDid' | 'emissionCertificateId' | 'value' | 'remainingBalance' | 'attributes'
   >,
   now: Date,
+  code?: string,
 ): Record<string, unknown> {
   return {
     id: v.id,
+    ...(code === undefined ? {} : { code }),
     status: v.status === 'active' && isExpired(v, now) ? 'expired' : v.status,
     recipientDid: v.recipientDid,
     emissionCertificateId: v.emissionCertificateId,

@@ -19,6 +19,8 @@ import { PhoneRateLimit } from './rate-limit.js';
 import type { HopDeps } from './hop.js';
 import type { SessionEventDeps } from './session-events.js';
 import type { VoucherPlans } from '../vouchers/product-rule.js';
+import type { VoucherCodes } from '../vouchers/voucher-codes.js';
+import { UnknownCodeLimit } from './unknown-code-limit.js';
 
 export interface UssdOptions {
   pinKey: string;
@@ -46,6 +48,7 @@ export function ussdDeps(d: {
   products: Registry<Product>;
   plans: VoucherPlans;
   suppliers: Registry<Supplier>;
+  codes: VoucherCodes;
   metrics: Metrics;
 }): HopDeps & { outcome: SessionEventDeps['outcome'] } {
   // The caches whose lifetime shows (a reassigned number, a language chosen elsewhere) run on
@@ -69,6 +72,8 @@ export function ussdDeps(d: {
       products: d.products,
       plans: d.plans,
       suppliers: d.suppliers,
+      codes: d.codes,
+      unknownCodes: new UnknownCodeLimit(d.redis, d.keys, d.ussd.pinKey),
       client: d.client,
       clock: d.clock,
     },

@@ -20,6 +20,9 @@ import type { VoucherPlans } from '../vouchers/product-rule.js';
 import type { SurveyReads } from '../surveys/survey-reads.js';
 import { checkRedeemer, redeem as redeemVoucher } from '../vouchers/redeem.js';
 import { surveyResponseRef } from '../../actors/survey/response-actor.js';
+import { isVoucherCode } from '../../actors/voucher/code.js';
+import type { VoucherCodes } from '../vouchers/voucher-codes.js';
+import type { UnknownCodeLimit } from './unknown-code-limit.js';
 
 export interface WorkDeps {
   sql: Sql;
@@ -30,6 +33,8 @@ export interface WorkDeps {
   products: Registry<Product>;
   plans: VoucherPlans;
   suppliers: Registry<Supplier>;
+  codes: VoucherCodes;
+  unknownCodes: UnknownCodeLimit;
   client: ActorClient;
   clock: () => Date;
 }
@@ -69,14 +74,24 @@ export async function carryOut(
       if (!check.ok) return check;
       const today = now.toISOString().slice(0, 10);
       const { items } = await d.vouchers.list({ recipientDid: owner.did }, today, 20, 0);
+      const codes = await d.codes.codesFor(items.map((v) => v.id));
       const vouchers = items.map((v: VoucherState) => {
-        const view = voucherView(v, now) as { id: string; value: number; remainingBalance: number; status: string };
-        return { id: view.id, value: view.value, remainingBalance: view.remainingBalance, status: view.status };
+        const view = voucherView(v, now, codes.get(v.id)) as {
+          id: string;
+          code: string;
+          value: number;
+          remainingBalance: number;
+          status: string;
+        };
+        const { id, code, value, remainingBalance, status } = view;
+        return { id, code, value, remainingBalance, status };
       });
       return { ok: true, data: { vouchers } };
     }
     case 'listProducts':
       return { ok: true, data: { products: await redeemableProducts(d, intent.voucherId) } };
+    case 'findVoucher':
+      return findVoucher(d, intent.ref, phone, owner, now);
     case 'redeem':
       return redeem(d, order.id, intent, phone, owner, now);
     case 'openSurvey': {
@@ -99,6 +114,32 @@ async function redeemableProducts(
 ): Promise<Array<{ id: string; name: string }>> {
   const plan = voucherId ? (await d.plans.planOf(voucherId))?.plan : undefined;
   return approvedProducts(d.sql, plan?.approvedProducts);
+}
+
+/**
+ * The voucher a supplier typed, by code (or id), and the products it may pay for. An unknown code
+ * counts towards the phone's daily allowance (unknown-code-limit.ts); past it, no code is looked
+ * up. Only a supplier looks vouchers up.
+ */
+async function findVoucher(
+  d: WorkDeps,
+  ref: string,
+  phone: string,
+  owner: PhoneOwner,
+  now: Date,
+): Promise<IntentResult> {
+  if (owner.audience !== 'supplier' || !owner.did) return { ok: false, reason: 'only a supplier may redeem' };
+  if (!isVoucherCode(ref)) {
+    // An id: as long as a code, and not counted (no one types 30 characters to guess).
+    return { ok: true, data: { voucherId: ref, products: await redeemableProducts(d, ref) } };
+  }
+  if (!(await d.unknownCodes.allowed(phone, now))) return { ok: false, reason: 'too many unknown codes' };
+  const voucherId = await d.codes.voucherOf(ref);
+  if (!voucherId) {
+    await d.unknownCodes.count(phone, now);
+    return { ok: false, reason: 'unknown voucher' };
+  }
+  return { ok: true, data: { voucherId, products: await redeemableProducts(d, voucherId) } };
 }
 
 async function submitSurvey(

@@ -17,6 +17,8 @@ import { checkDates, issueBody, redeemBody, revokeBody, voucherListQuery } from 
 import type { VoucherPlans } from './product-rule.js';
 import { checkRedeemer, redeem } from './redeem.js';
 import { voucherRef } from '../../actors/voucher/messages.js';
+import { isVoucherCode } from '../../actors/voucher/code.js';
+import type { VoucherCodes } from './voucher-codes.js';
 
 export interface VoucherDeps {
   client: ActorClient;
@@ -27,12 +29,31 @@ export interface VoucherDeps {
   products: Registry<Product>;
   /** The plan each voucher is held to (redemption rule 4). */
   plans: VoucherPlans;
+  codes: VoucherCodes;
   clock: () => Date;
 }
 
 /** A household sees only its own vouchers; to it, anyone else's does not exist. */
 function visibleTo(who: Principal, v: VoucherState | undefined): v is VoucherState {
   return v !== undefined && (who.role !== 'household' || v.recipientDid === who.did);
+}
+
+/** A path's voucher: its id, or its code (digits only) looked up; an unknown code names no voucher. */
+async function voucherIdOf(codes: VoucherCodes, idOrCode: string): Promise<string> {
+  if (!/^[0-9]+$/.test(idOrCode)) return idOrCode;
+  return (await codes.voucherOf(idOrCode)) ?? idOrCode;
+}
+
+/** The voucher a redemption's `voucherCode` names: a mistyped code and an unknown one are told apart. */
+async function voucherOfCode(codes: VoucherCodes, code: string): Promise<string> {
+  if (!isVoucherCode(code)) {
+    throw new AppError('VALIDATION_FAILED', 'invalid body', [
+      { path: 'voucherCode', message: 'is mistyped: its check digit does not match' },
+    ]);
+  }
+  const id = await codes.voucherOf(code);
+  if (!id) throw new AppError('VOUCHER_NOT_FOUND', `no voucher with code ${code}`);
+  return id;
 }
 
 export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
@@ -73,7 +94,7 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
           value: toMicro(body.value),
           attributes: body.attributes,
         });
-        return json(201, voucherView(voucher, d.clock()));
+        return json(201, voucherView(voucher, d.clock(), await d.codes.codeFor(voucher.id)));
       }),
     },
     {
@@ -86,7 +107,8 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
         responses: { 201: 'The redemption record' },
       },
       handler: guarded(g, ['supplier'], async (ctx, who) => {
-        const body = await jsonBody(ctx, redeemBody);
+        const { voucherCode, ...rest } = await jsonBody(ctx, redeemBody);
+        const body = { ...rest, voucherId: rest.voucherId ?? (await voucherOfCode(d.codes, voucherCode ?? '')) };
         if (body.supplierDid !== who.did) {
           throw new AppError('SUPPLIER_DID_MISMATCH', 'supplierDid must be the DID of your API key');
         }
@@ -125,8 +147,9 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
       },
       handler: guarded(g, ['implementer', 'admin'], async (ctx) => {
         const body = await jsonBody(ctx, revokeBody);
-        const v = await d.client.ask(voucherRef, ctx.params.id ?? '', { kind: 'revoke', ...body });
-        return json(200, voucherView(v, d.clock()));
+        const id = await voucherIdOf(d.codes, ctx.params.id ?? '');
+        const v = await d.client.ask(voucherRef, id, { kind: 'revoke', ...body });
+        return json(200, voucherView(v, d.clock(), await d.codes.codeFor(v.id)));
       }),
     },
     {
@@ -151,17 +174,27 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
           q.offset,
         );
         const now = d.clock();
-        return json(200, { items: items.map((v) => voucherView(v, now)), total, limit: q.limit, offset: q.offset });
+        const codes = await d.codes.codesFor(items.map((v) => v.id));
+        return json(200, {
+          items: items.map((v) => voucherView(v, now, codes.get(v.id))),
+          total,
+          limit: q.limit,
+          offset: q.offset,
+        });
       }),
     },
     {
       method: 'GET',
       path: '/v1/vouchers/:id',
-      doc: { summary: 'One voucher', tag: 'vouchers', responses: { 200: 'The voucher' } },
+      doc: {
+        summary: 'One voucher, by its id or its 10-digit code',
+        tag: 'vouchers',
+        responses: { 200: 'The voucher' },
+      },
       handler: guarded(g, ['admin', 'implementer', 'regulator', 'household', 'supplier'], async (ctx, who) => {
-        const v = await d.reads.get(ctx.params.id ?? '');
+        const v = await d.reads.get(await voucherIdOf(d.codes, ctx.params.id ?? ''));
         if (!visibleTo(who, v)) throw new AppError('VOUCHER_NOT_FOUND', `no voucher ${ctx.params.id}`);
-        return json(200, voucherView(v, d.clock()));
+        return json(200, voucherView(v, d.clock(), await d.codes.codeFor(v.id)));
       }),
     },
     {
@@ -175,7 +208,7 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
       },
       handler: guarded(g, ['admin', 'implementer', 'regulator', 'household', 'supplier'], async (ctx, who) => {
         const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');
-        const v = await d.reads.get(ctx.params.id ?? '');
+        const v = await d.reads.get(await voucherIdOf(d.codes, ctx.params.id ?? ''));
         if (!visibleTo(who, v)) throw new AppError('VOUCHER_NOT_FOUND', `no voucher ${ctx.params.id}`);
         // A supplier sees its own redemptions of the voucher, not its competitors'.
         const supplier = who.role === 'supplier' ? who.did : undefined;

@@ -15,7 +15,24 @@ export const issueBody = z
   })
   .strict();
 
-export const redeemBody = z.object({ voucherId: resourceId, supplierDid: did, amount, productId: resourceId }).strict();
+/** A redemption names its voucher by id, or by the 10-digit code a person reads out (exactly one). */
+export const redeemBody = z
+  .object({
+    voucherId: resourceId.optional(),
+    voucherCode: z
+      .string()
+      .trim()
+      .regex(/^[0-9]{1,32}$/, 'must be the digits of a voucher code')
+      .optional(),
+    supplierDid: did,
+    amount,
+    productId: resourceId,
+  })
+  .strict()
+  .refine((b) => (b.voucherId === undefined) !== (b.voucherCode === undefined), {
+    message: 'give voucherId or voucherCode, not both',
+    path: ['voucherId'],
+  });
 
 export const revokeBody = z
   .object({ reason: z.string().trim().min(1).max(500).optional() })

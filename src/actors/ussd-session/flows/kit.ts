@@ -23,6 +23,8 @@ export type Intent =
   | { op: 'changePin'; currentMac: string; nextMac: string }
   | { op: 'listVouchers'; pinMac: string }
   | { op: 'listProducts'; voucherId?: string }
+  /** A voucher by the code or id a supplier typed: its id and the products it may pay for. */
+  | { op: 'findVoucher'; ref: string }
   | { op: 'openSurvey' }
   | { op: 'submitSurvey'; surveyId: string; answers: Record<string, Record<string, string[] | number>> }
   | { op: 'redeem'; pinMac: string; voucherId: string; productId: string; amount: number }

@@ -11,21 +11,31 @@ import {
   screen,
   work,
   type FlowContext,
+  valueOf,
   type FlowEvent,
 } from './kit.js';
+import { isVoucherCode } from '../../voucher/code.js';
 import { enterPin, isWrongPin } from './pin-entry.js';
 import type { MacPin } from '../pin-mac.js';
 import type { FlowDefinition } from './registry.js';
 
 type Args = { context: FlowContext; event: FlowEvent };
+
+const failedWith = (e: FlowEvent, reason: string): boolean => {
+  const r = resultOf(e);
+  return r !== undefined && !r.ok && r.reason === reason;
+};
 type Product = { id: string; name: string };
 
 const products = (c: FlowContext): Product[] => (c.data.products ?? []) as Product[];
 const chosen = (c: FlowContext): Product | undefined => products(c)[Number(c.data.productChoice) - 1];
 
 /**
- * A supplier redeems a voucher: its id, a product from the approved list, the amount, then the
- * PIN to confirm. The redemption goes through the voucher actor and its rules (the gateway asks
+ * A supplier redeems a voucher: its 10-digit code (or its id), a product from the approved list,
+ * the amount, then the PIN to confirm. A mistyped code (its check digit) is said at once, and an
+ * unknown one as soon as the gateway has looked it up, before anything else is asked: all a
+ * supplier learns before the PIN is that a code names a voucher and which products it may pay
+ * for, never its household or its balance (docs/ussd.md, "Voucher codes"). The redemption goes through the voucher actor and its rules (the gateway asks
  * it); the phone shows the remaining balance or the rule that refused it.
  */
 export function supplierRedeemFlow(mac: MacPin): FlowDefinition {
@@ -36,12 +46,27 @@ export function supplierRedeemFlow(mac: MacPin): FlowDefinition {
     entry: 'redeem_voucher',
     states: {
       redeem_voucher: screen('text', (c) => t(c.lang, 'redeem.voucher'), [
-        accept((v) => /^[A-Za-z0-9_-]{3,64}$/.test(v), 'redeem_products', 'voucherId'),
+        // A code whose check digit is wrong is a slip of the finger: said at once, nothing asked.
+        {
+          guard: ({ event }: Args) => /^[0-9]+$/.test(valueOf(event)) && !isVoucherCode(valueOf(event)),
+          actions: notice('redeem.mistyped'),
+        },
+        accept((v) => isVoucherCode(v) || /^[A-Za-z][A-Za-z0-9_-]{2,63}$/.test(v), 'redeem_products', 'voucherRef'),
       ]),
       redeem_products: work(
-        (c) => ({ op: 'listProducts', voucherId: String(c.data.voucherId) }),
+        (c) => ({ op: 'findVoucher', ref: String(c.data.voucherRef) }),
         [
           { guard: isOk, target: 'redeem_product', actions: keepResult },
+          {
+            guard: ({ event }: Args) => failedWith(event, 'unknown voucher'),
+            target: 'redeem_voucher',
+            actions: notice('redeem.unknown'),
+          },
+          {
+            guard: ({ event }: Args) => failedWith(event, 'too many unknown codes'),
+            target: 'done',
+            actions: endWith((c) => t(c.lang, 'redeem.blocked')),
+          },
           { target: 'menu', actions: notice('common.unavailable') },
         ],
       ),
@@ -69,7 +94,7 @@ export function supplierRedeemFlow(mac: MacPin): FlowDefinition {
         (c) =>
           t(c.lang, 'redeem.confirm', {
             amount: String(c.data.amount),
-            voucher: String(c.data.voucherId),
+            voucher: String(c.data.voucherRef),
             product: chosen(c)?.name ?? '',
           }),
         [enterPin(mac, 'redeem_submit')],

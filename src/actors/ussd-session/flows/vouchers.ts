@@ -10,6 +10,8 @@ type Args = { context: FlowContext; event: FlowEvent };
 
 interface VoucherLine {
   id: string;
+  /** The 10-digit code the household reads out to a supplier. */
+  code?: string;
   remainingBalance: number;
   value: number;
   status: string;
@@ -19,7 +21,14 @@ function list(c: FlowContext): string {
   const vouchers = (c.data.vouchers ?? []) as VoucherLine[];
   if (vouchers.length === 0) return t(c.lang, 'vouchers.none');
   return vouchers
-    .map((v) => t(c.lang, 'vouchers.line', { id: v.id, balance: v.remainingBalance, value: v.value, status: v.status }))
+    .map((v) =>
+      t(c.lang, 'vouchers.line', {
+        code: v.code ?? v.id,
+        balance: v.remainingBalance,
+        value: v.value,
+        status: v.status,
+      }),
+    )
     .join('\n');
 }
 
