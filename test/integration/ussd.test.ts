@@ -65,7 +65,7 @@ describe('USSD gateway (spec 002) end to end', () => {
   it("takes a household through its first PIN, its vouchers, and a PIN change (form-encoded, as Africa's Talking sends)", async () => {
     const phone = ussd.session(sid(), HOUSEHOLD_PHONE, { form: true });
     // Spec 002: the first request returns the main menu; before a PIN, it offers only that.
-    expect(await phone.start()).toBe('CON hearth\n1 Create your PIN\n* Exit');
+    expect(await phone.start()).toBe('CON hearth\n1 Create your PIN\n2 Language/Chiyankhulo\n* Exit');
     expect(await phone.send('1')).toMatch(/^CON Create a 5-digit PIN:/);
     expect(await phone.send('11111')).toMatch(/all digits the same/);
     expect(await phone.send('48213')).toMatch(/^CON Enter the same PIN again:/);
@@ -159,7 +159,7 @@ describe('USSD gateway (spec 002) end to end', () => {
 
   it('lets a supplier redeem: voucher, product, amount, PIN; the voucher actor applies its rules', async () => {
     const phone = ussd.session(sid(), SUPPLIER_PHONE);
-    expect(await phone.start()).toBe('CON hearth\n1 Create your PIN\n* Exit');
+    expect(await phone.start()).toBe('CON hearth\n1 Create your PIN\n2 Language/Chiyankhulo\n* Exit');
     expect(await phone.send('1')).toMatch(/^CON Create a 5-digit PIN:/);
     await phone.send('73914');
     expect(await phone.send('73914')).toMatch(/^CON Your PIN is set.\nhearth\n1 Redeem a voucher/);

@@ -59,7 +59,8 @@ function drive(flows: FlowDefinition[], lang?: string) {
 describe('USSD flow registry and catalogs', () => {
   it("serves a deployer's flow from its menu entry, without touching the gateway or the session logic", () => {
     const hop = drive([...installedFlows(() => 'mac'), callbackFlow]);
-    expect(hop('')).toMatch(/\n4 How to register\n\* Exit$/);
+    // The deployer's entry comes after the built-in ones, before the language choice.
+    expect(hop('')).toMatch(/\n4 How to register\n5 Language\/Chiyankhulo\n\* Exit$/);
     expect(hop('4')).toMatch(/^CON How to register\?\n1 Yes/);
     expect(hop('4*1')).toBe('END We will call you back.');
   });
@@ -74,14 +75,14 @@ describe('USSD flow registry and catalogs', () => {
     expect(() => buildMachine([...flows, lost])).toThrow(/enters at "nowhere"/);
   });
 
-  it('offers a language choice once a second catalog is installed, and switches the texts', () => {
+  it('offers every installed language, and switches the texts', () => {
     catalogs.xx = { ...en, 'lang.name': 'Lingua', 'menu.title': 'foyer', 'menu.language': 'Lingua' };
     try {
       const hop = drive(installedFlows(() => 'mac'));
-      expect(hop('')).toMatch(/^CON hearth\n.*\n4 Language\n\* Exit$/s);
-      expect(hop('4')).toBe('CON Choose a language:\n1 English\n2 Lingua\n0 Back  00 Menu  * Exit');
+      expect(hop('')).toMatch(/^CON hearth\n.*\n4 Language\/Chiyankhulo\n\* Exit$/s);
+      expect(hop('4')).toBe('CON Choose a language:\n1 English\n2 Chinyanja\n3 Lingua\n0 Back  00 Menu  * Exit');
       // The choice is kept for the phone's next sessions (the gateway stores it), then the menu.
-      expect(hop('4*2')).toBe('WORK setLanguage xx');
+      expect(hop('4*3')).toBe('WORK setLanguage xx');
       expect(hop.resolve()).toMatch(/^CON foyer\n/);
       // A session of a phone that chose it before starts in it; an unknown language is ignored.
       expect(

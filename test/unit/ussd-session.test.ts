@@ -56,7 +56,7 @@ describe('USSD session logic', () => {
 
   it('shows an unregistered phone the information menu and a way out', () => {
     const s = session('unregistered');
-    expect(screenText(s.hop(''))).toMatch(/^CON Welcome to hearth.*\n1 About the programme\n\* Exit$/s);
+    expect(screenText(s.hop(''))).toMatch(/^CON Welcome to hearth.*\n1 About the programme\n.*\* Exit$/s);
     expect(screenText(s.hop('1'))).toMatch(/^CON Registered households receive vouchers/);
     expect(screenText(s.hop('1*1'))).toMatch(/register your phone number/);
     expect(screenText(s.hop('1*1*0'))).toMatch(/^CON Registered households/); // back
@@ -66,27 +66,27 @@ describe('USSD session logic', () => {
 
   it('sets a first PIN, entered twice, refusing easy ones with the reason', () => {
     const s = session('household', false);
-    expect(screenText(s.hop(''))).toBe('CON hearth\n1 Create your PIN\n* Exit');
-    expect(screenText(s.hop('2'))).toMatch(/^CON Invalid choice.\nhearth\n1 Create your PIN/); // nothing else yet
-    expect(screenText(s.hop('2*1'))).toMatch(/^CON Create a 5-digit PIN:/);
-    expect(screenText(s.hop('2*1*12345'))).toMatch(/PIN too easy to guess \(digits in sequence\)/);
-    expect(screenText(s.hop('2*1*12345*11111'))).toMatch(/all digits the same/);
+    expect(screenText(s.hop(''))).toBe('CON hearth\n1 Create your PIN\n2 Language/Chiyankhulo\n* Exit');
+    expect(screenText(s.hop('3'))).toMatch(/^CON Invalid choice.\nhearth\n1 Create your PIN/); // nothing else yet
+    expect(screenText(s.hop('3*1'))).toMatch(/^CON Create a 5-digit PIN:/);
+    expect(screenText(s.hop('3*1*12345'))).toMatch(/PIN too easy to guess \(digits in sequence\)/);
+    expect(screenText(s.hop('3*1*12345*11111'))).toMatch(/all digits the same/);
     // Not five digits is its own reason, not "too easy to guess".
     const short = session('household', false);
     short.hop('');
     short.hop('1');
     expect(screenText(short.hop('1*1234'))).toMatch(/^CON A PIN is exactly 5 digits.\nCreate a 5-digit PIN:/);
     expect(screenText(short.hop('1*1234*4821x'))).toMatch(/^CON A PIN is exactly 5 digits.\n/);
-    expect(screenText(s.hop('2*1*12345*11111*48213'))).toMatch(/^CON Enter the same PIN again:/);
-    expect(screenText(s.hop('2*1*12345*11111*48213*48214'))).toMatch(
+    expect(screenText(s.hop('3*1*12345*11111*48213'))).toMatch(/^CON Enter the same PIN again:/);
+    expect(screenText(s.hop('3*1*12345*11111*48213*48214'))).toMatch(
       /^CON The PINs did not match.\nCreate a 5-digit PIN/,
     );
-    const work = s.hop('2*1*12345*11111*48213*48214*48213*48213');
+    const work = s.hop('3*1*12345*11111*48213*48214*48213*48213');
     expect(work.kind).toBe('work');
     if (work.kind !== 'work') return;
     expect(work.intent.op).toBe('setPin');
     expect(JSON.stringify(s.state)).not.toContain('48213'); // the PIN is never kept in clear
-    expect(screenText(s.resolve(work.intentId, { ok: true }, '2*1*12345*11111*48213*48214*48213*48213'))).toMatch(
+    expect(screenText(s.resolve(work.intentId, { ok: true }, '3*1*12345*11111*48213*48214*48213*48213'))).toMatch(
       /^CON Your PIN is set.\nhearth\n1 My vouchers/,
     );
   });

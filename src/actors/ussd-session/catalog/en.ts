@@ -13,7 +13,7 @@ export const en = {
   'common.badRequest': 'Your request could not be read. Please dial again.',
   'common.rateLimited': 'Too many requests from your phone. Please try again in a minute.',
   'menu.title': 'hearth',
-  'menu.language': 'Language',
+  'menu.language': 'Language/Chiyankhulo',
   'language.title': 'Choose a language:',
   'unregistered.title': 'Welcome to hearth clean-energy benefits.',
   'unregistered.about': 'About the programme',
