@@ -45,6 +45,8 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], {
       error: 'is required: one of debug, info, warn, error',
     }),
+    /** Log lines as JSON (default, for a log pipeline) or `pretty` (colour, one line each, for a terminal). */
+    LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).default('json'),
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     /** HTTP port. Default 3000; 0 picks a free port. */
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -254,6 +256,7 @@ const databaseSchema = z.object({
   DATABASE_URL: configSchema.shape.DATABASE_URL,
   DATABASE_SCHEMA: configSchema.shape.DATABASE_SCHEMA,
   LOG_LEVEL: configSchema.shape.LOG_LEVEL.default('info'),
+  LOG_FORMAT: configSchema.shape.LOG_FORMAT,
 });
 
 export function loadDatabaseConfig(env: Record<string, string | undefined>): z.infer<typeof databaseSchema> {

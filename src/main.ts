@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   } catch (err) {
     fail(err);
   }
-  const log = createLogger(config.LOG_LEVEL);
+  const log = createLogger(config.LOG_LEVEL, 'hearth', config.LOG_FORMAT);
   if (config.PIN_ENCRYPTION_KEY === COMPOSE_TRY_OUT_PIN_KEY) {
     log.warn('PIN_ENCRYPTION_KEY is the docker-compose try-out key, known to anyone: set your own for real PINs');
   }

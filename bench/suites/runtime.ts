@@ -29,7 +29,7 @@ export async function startWorker(
       NODE_ENV: 'production',
       ...extra,
     },
-    (l) => l.msg === 'partition taken',
+    (l) => l.msg === 'partitions taken',
     nodeArgs,
   );
   await worker.ready;

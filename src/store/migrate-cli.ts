@@ -7,7 +7,7 @@ import { migrate } from './migrate.js';
 
 async function run(): Promise<void> {
   const config = loadDatabaseConfig(withDotEnv(process.env));
-  const log = createLogger(config.LOG_LEVEL, 'hearth-migrate');
+  const log = createLogger(config.LOG_LEVEL, 'hearth-migrate', config.LOG_FORMAT);
   const sql = createSql({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, max: 1 });
   try {
     await assertDatabaseReachable(sql);

@@ -6,7 +6,7 @@ import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { startClient } from '../support/runtime-harness.js';
 import { startProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
-const partitionTaken = (l: Record<string, unknown>): boolean => l.msg === 'partition taken';
+const partitionTaken = (l: Record<string, unknown>): boolean => l.msg === 'partitions taken';
 
 describe('crash recovery', () => {
   let env: Isolated;
@@ -89,7 +89,11 @@ describe('crash recovery', () => {
     // The killed workers' leases lapse first; then the new one takes all four partitions.
     const counterPartitions = (): Promise<number> =>
       Promise.resolve(
-        new Set(first.lines.filter((l) => partitionTaken(l) && l.actor === 'counter').map((l) => l.partition)).size,
+        new Set(
+          first.lines
+            .filter((l) => partitionTaken(l) && l.actor === 'counter')
+            .flatMap((l) => (Array.isArray(l.partitions) ? (l.partitions as number[]) : [])),
+        ).size,
       );
     expect(await eventually(counterPartitions, (n) => n === 4, 15_000, 100)).toBe(4);
     await client.ask('counter', 'warm-up-2', { kind: 'add', by: 1 }, 10_000);

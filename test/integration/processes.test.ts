@@ -68,7 +68,7 @@ describe('running as processes', () => {
     );
     procs.push(worker, gateway);
     const listening = await gateway.waitFor((l) => l.msg === 'hearth listening');
-    await worker.waitFor((l) => l.msg === 'partition taken');
+    await worker.waitFor((l) => l.msg === 'partitions taken');
     const base = `http://127.0.0.1:${String(listening.port)}`;
 
     for (let i = 1; i <= 5; i++) {
@@ -81,7 +81,7 @@ describe('running as processes', () => {
       expect(await res.json()).toMatchObject({ count: 2 * i, applied: i });
     }
     // The gateway runs no actors; the worker serves only /health and /metrics.
-    expect(gateway.lines.some((l) => l.msg === 'partition taken')).toBe(false);
+    expect(gateway.lines.some((l) => l.msg === 'partitions taken')).toBe(false);
     const workerPort = (await worker.waitFor((l) => l.msg === 'hearth listening')).port;
     expect((await fetch(`http://127.0.0.1:${String(workerPort)}/health`)).status).toBe(200);
     const metrics = await (await fetch(`http://127.0.0.1:${String(workerPort)}/metrics`)).text();

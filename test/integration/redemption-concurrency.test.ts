@@ -7,7 +7,7 @@ import { spawnHearth, type HearthProcess } from '../support/processes.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
 import { ledgerRecords } from '../support/ledger-records.js';
 
-const partitionTaken = (l: Record<string, unknown>): boolean => l.msg === 'partition taken' && l.actor === 'voucher';
+const partitionTaken = (l: Record<string, unknown>): boolean => l.msg === 'partitions taken' && l.actor === 'voucher';
 
 describe('redemptions under concurrency, across worker processes', () => {
   let env: Isolated;
@@ -127,7 +127,11 @@ describe('redemptions under concurrency, across worker processes', () => {
     expect(ok).toHaveLength(300);
     expect(
       survivor.lines.some(
-        (l) => l.msg === 'partition taken' && l.actor === 'voucher' && l.partition === partitionOf(voucherId, 4),
+        (l) =>
+          l.msg === 'partitions taken' &&
+          l.actor === 'voucher' &&
+          Array.isArray(l.partitions) &&
+          l.partitions.includes(partitionOf(voucherId, 4)),
       ),
     ).toBe(true);
     workers.splice(workers.indexOf(victim), 1);

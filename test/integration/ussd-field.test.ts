@@ -107,6 +107,29 @@ describe('USSD in the field', () => {
     ).toMatchObject({ text: 'END This service code is not available here.' });
   });
 
+  it("serves the same over Africa's Talking's form posts: national numbers, dial-through, unreadable requests", async () => {
+    // The household of the test above, by its national number, dialling through to "My vouchers".
+    const direct = await ussd.post(
+      { sessionId: sid(), phoneNumber: '0971000301', serviceCode: '*1234*1#', text: '', networkCode: '64501' },
+      true,
+    );
+    expect(direct).toMatchObject({
+      status: 200,
+      text: expect.stringMatching(/^CON Enter your PIN to see your vouchers:/),
+    });
+    const unreadable = await ussd.post({ sessionId: sid(), phoneNumber: 'nobody', text: '' }, true);
+    expect(unreadable).toMatchObject({
+      status: 200,
+      type: expect.stringMatching(/^text\/plain/),
+      text: 'END Your request could not be read. Please dial again.',
+    });
+    // A balance over a form post ends the session too.
+    const phone = ussd.session(sid(), '260971000301', { form: true });
+    await phone.start();
+    await phone.send('1');
+    expect(await phone.send(PIN)).toMatch(/^END You have no vouchers\.$/);
+  });
+
   const outcomes = async (labels: string): Promise<number> => {
     const text = await (await fetch(`http://127.0.0.1:${hearth.port}/metrics`)).text();
     const line = text.split('\n').find((l) => l.startsWith(`hearth_ussd_session_outcomes_total{${labels}}`));

@@ -178,6 +178,7 @@ export class Runtime {
   private async reconcile(): Promise<void> {
     const membersOf = await this.leases.heartbeat();
     const work: Promise<void>[] = [];
+    const taken = new Map<string, number[]>();
     for (const def of this.d.actors) {
       const partitions = def.partitions ?? this.d.options.partitions;
       // Dealt over the workers that run this type, not all workers: one without it would hold
@@ -188,10 +189,23 @@ export class Runtime {
         const held = this.owned.has(slotId(def.type, p));
         if (held && mine) work.push(this.renew(def.type, p));
         else if (held) this.handBackInBackground(def.type, p);
-        else if (mine) work.push(this.take(def.type, p));
+        else if (mine) {
+          work.push(
+            this.take(def.type, p).then((took) => {
+              if (took) taken.set(def.type, [...(taken.get(def.type) ?? []), p]);
+            }),
+          );
+        }
       }
     }
-    await Promise.all(work);
+    const done = await Promise.allSettled(work);
+    // One line per type at info (a worker starting takes 16 partitions of each of 6 types: 96
+    // lines were most of its log); each partition's own line, with its epoch, at debug.
+    for (const [type, partitions] of taken) {
+      this.d.log.info({ actor: type, partitions: partitions.sort((a, b) => a - b) }, 'partitions taken');
+    }
+    const failed = done.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
     for (const def of this.d.actors) {
       this.d.metrics.partitionsOwned.set({ type: def.type }, this.workers.get(def.type)?.partitions().length ?? 0);
     }
@@ -216,14 +230,16 @@ export class Runtime {
     this.d.log.warn({ actor: type, partition: p }, 'lease lost; partition dropped');
   }
 
-  private async take(type: string, p: number): Promise<void> {
+  /** Takes a partition whose lease is free; whether it did. */
+  private async take(type: string, p: number): Promise<boolean> {
     const sentAt = performance.now();
-    if (this.abort.signal.aborted || !(await this.leases.acquire(type, p))) return;
+    if (this.abort.signal.aborted || !(await this.leases.acquire(type, p))) return false;
     try {
       const epoch = await this.d.store.takeFence(type, p, this.d.workerId);
       this.owned.set(slotId(type, p), epoch);
       this.workers.get(type)?.add(p, epoch, this.validFrom(sentAt));
-      this.d.log.info({ actor: type, partition: p, epoch }, 'partition taken');
+      this.d.log.debug({ actor: type, partition: p, epoch }, 'partition taken');
+      return true;
     } catch (err) {
       // The lease lapses by itself; the error thrown on is the one the membership loop logs.
       await this.leases.release(type, p).catch(() => undefined);
