@@ -25,6 +25,8 @@ const config: KnipConfig = {
     // (test/support/processes.ts, test/integration/ledger-journal.test.ts): a spawn argument,
     // not an import, so knip cannot see it.
     'tsx',
+    // LOG_FORMAT=pretty: pino loads it by name in its worker thread (src/log.ts).
+    'pino-pretty',
   ],
   // Redis's server, from the machine (Debian's redis-server package), not from npm: the
   // cluster suites start real nodes with them (test/support/redis-cluster.ts).
