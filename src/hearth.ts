@@ -211,6 +211,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         ussd,
         limits,
         metrics,
+        types,
       })) {
         router.add(r);
       }

@@ -25,6 +25,9 @@ import { ussdRoutes } from './ussd/routes.js';
 import { ussdDeps, type UssdOptions } from './ussd/deps.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import { DeadLetters } from './operators/dead-letters.js';
+import { OperatorActions } from './operators/operator-actions.js';
+import { operatorRoutes } from './operators/routes.js';
 import { VoucherPlans } from './vouchers/product-rule.js';
 
 /** Every route of spec 000 (vouchers, claims, surveys), the registries and keys behind it, and the ledger. */
@@ -39,6 +42,8 @@ export interface ProductDeps {
   ussd: UssdOptions;
   limits: RateLimits;
   metrics: Metrics;
+  /** The actor types and their partition counts (the operators' dead letters). */
+  types: ReadonlyArray<{ type: string; partitions: number }>;
 }
 
 export function productRoutes({
@@ -52,6 +57,7 @@ export function productRoutes({
   ussd,
   limits,
   metrics,
+  types,
 }: ProductDeps): RouteSpec[] {
   const now = () => clock().getTime();
   const households = new Registry(sql, householdTable);
@@ -126,6 +132,10 @@ export function productRoutes({
     ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),
     ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
     ...ledgerRoutes(g, new LedgerReads(sql)),
+    ...operatorRoutes(g, {
+      deadLetters: new DeadLetters(redis, redisKeys, types),
+      actions: new OperatorActions(sql),
+    }),
     ...ussdRoutes(
       g,
       ussdDeps({

@@ -35,6 +35,7 @@ describe('migrations', () => {
       'ledger_blocks',
       'ledger_entries',
       'ledger_head',
+      'operator_actions',
       'oracle_delegations',
       'oracle_revoked_delegations',
       'outbox',
@@ -46,6 +47,7 @@ describe('migrations', () => {
       'survey_views',
       'ussd_pins',
       'ussd_preferences',
+      'voucher_codes',
       'voucher_views',
     ]);
   });
