@@ -1,0 +1,61 @@
+import { decodeEntry } from '../actors/runtime/entry-codec.js';
+import { createKeys } from '../actors/runtime/keys.js';
+import { connectRedis, createRedis, isCluster } from '../actors/runtime/redis.js';
+import { UsageError } from './usage.js';
+
+/**
+ * `hearth tail <type> [partition] [--key K]`: follows a type's mailboxes as entries arrive (the
+ * `redis-cli XREAD BLOCK` habit), straight from Redis (REDIS_URL, REDIS_PREFIX). A line per
+ * entry: when, where, key, kind and body; `--json`, one JSON object per line. Runs until
+ * interrupted (or `--count` entries).
+ */
+export async function tail(
+  env: Record<string, string | undefined>,
+  o: { type: string; partition?: number; key?: string; json: boolean; count?: number },
+  out: (line: string) => void,
+  stop: AbortSignal,
+): Promise<void> {
+  const url = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const keys = createKeys(env.REDIS_PREFIX ?? 'hearth');
+  const redis = await connectRedis(createRedis(url, 'hearth-cli-tail', { blocking: true }), url);
+  try {
+    const field = `partitions:${o.type}`;
+    const partitions = Number(await redis.hget(keys.meta, field));
+    if (!partitions)
+      throw new UsageError(`no actor type "${o.type}" has run on this Redis (${keys.meta} has no ${field})`);
+    if (o.partition !== undefined && (o.partition < 0 || o.partition >= partitions)) {
+      throw new UsageError(`${o.type} has partitions 0-${partitions - 1}`);
+    }
+    if (o.partition === undefined && isCluster(redis)) {
+      throw new UsageError('on a Redis Cluster, name the partition to tail (each is in a slot of its own)');
+    }
+    const parts = o.partition === undefined ? Array.from({ length: partitions }, (_, p) => p) : [o.partition];
+    const streams = parts.map((p) => keys.mailbox(o.type, p));
+    const cursors = streams.map(() => '$');
+    let seen = 0;
+    while (!stop.aborted && (o.count === undefined || seen < o.count)) {
+      const res = (await redis.call('XREAD', 'BLOCK', 1000, 'STREAMS', ...streams, ...cursors)) as Array<
+        [string, Array<[string, string[]]>]
+      > | null;
+      for (const [stream, entries] of res ?? []) {
+        const i = streams.indexOf(stream);
+        for (const [id, fields] of entries) {
+          cursors[i] = id;
+          const e = decodeEntry(id, fields);
+          if (!e || (o.key !== undefined && e.key !== o.key)) continue;
+          const at = new Date(Number(id.split('-')[0])).toISOString();
+          const where = `${o.type}/${parts[i]}`;
+          // A USSD hop's text is sealed already; the body is shown as the mailbox holds it.
+          out(
+            o.json
+              ? JSON.stringify({ at, type: o.type, partition: parts[i], id, key: e.key, kind: e.kind, body: e.body })
+              : `${at}  ${where}  ${id}  ${e.key}  ${e.kind}  ${e.body}`,
+          );
+          seen++;
+        }
+      }
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
