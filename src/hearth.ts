@@ -176,7 +176,9 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       log,
       details: { ledger: async () => ({ backend: config.LEDGER_BACKEND, ...(await ledgerReads.status()) }) },
     });
-    const router = new Router().add(health).add(metricsRoute({ metrics, redis, keys, types }));
+    const router = new Router()
+      .add(health)
+      .add(metricsRoute({ metrics, redis, keys, owned: () => runtime?.readPartitions() ?? [] }));
     let oracle: ReturnType<typeof startOracleGateway> | undefined;
     if (client) {
       const adminHash = config.HEARTH_ADMIN_KEY ? hashSecret(config.HEARTH_ADMIN_KEY) : undefined;

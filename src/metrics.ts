@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Every Prometheus metric hearth exports, on one registry per process (served at /metrics). */
 export interface Metrics {
@@ -12,6 +12,7 @@ export interface Metrics {
   readonly redeliveriesSkipped: Counter<'type'>;
   readonly mailboxLag: Gauge<'type' | 'partition'>;
   readonly partitionsOwned: Gauge<'type'>;
+  readonly deadLetters: Gauge<'type'>;
   readonly actorsRetired: Counter<'type'>;
   readonly ussdUnserved: Counter<'reason'>;
   readonly ussdOutcomes: Counter<'status' | 'service_code' | 'network'>;
@@ -20,6 +21,8 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   const registers = [registry];
+  // Node's and the process's own: CPU, memory, event-loop lag, GC, handles.
+  collectDefaultMetrics({ register: registry });
   return {
     registry,
     httpRequests: new Counter({
@@ -71,6 +74,12 @@ export function createMetrics(): Metrics {
       name: 'hearth_mailbox_lag',
       help: 'Entries in a partition mailbox not yet delivered to its owner, plus those delivered but not acknowledged',
       labelNames: ['type', 'partition'],
+      registers,
+    }),
+    deadLetters: new Gauge({
+      name: 'hearth_dead_letters',
+      help: 'Dead letters waiting, per actor type, in the partitions this worker owns (replay or discard: hearth dead-letters)',
+      labelNames: ['type'],
       registers,
     }),
     partitionsOwned: new Gauge({

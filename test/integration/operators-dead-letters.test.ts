@@ -116,4 +116,29 @@ describe('dead letters for operators', () => {
     });
     expect(JSON.stringify(actions)).not.toContain(adminKey);
   });
+
+  it('exports the dead letters and mailbox lag from the worker that owns them only, with Node metrics', async () => {
+    await deadLetter('dl-metric', { kind: 'fail' }, 'boom');
+    const scrape = async (port: number) => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const text = await scrape(hearth.port);
+    const waiting = Number(/^hearth_dead_letters\{type="counter"\} (\d+)$/m.exec(text)?.[1]);
+    const listed = (await a.call('GET', '/v1/dead-letters?type=counter')).body.total as number;
+    expect(waiting).toBe(listed);
+    expect(text).toMatch(/^hearth_mailbox_lag\{type="counter",partition="0"\} \d+$/m);
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    // A gateway owns no partition: it reports none (a deployment's sums count each mailbox once).
+    const gateway = await startHearth(
+      env.config({ HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: String(PARTITIONS), ROLE: 'gateway' }),
+      env.log,
+    );
+    try {
+      const theirs = await scrape(gateway.port);
+      expect(theirs).toMatch(/hearth_http_requests_total/);
+      expect(theirs).not.toMatch(/^hearth_mailbox_lag\{/m);
+      expect(theirs).not.toMatch(/^hearth_dead_letters\{/m);
+    } finally {
+      await gateway.close();
+    }
+  });
 });

@@ -174,6 +174,11 @@ export class Runtime {
     }
   }
 
+  /** The partitions this worker reads now, per actor type (its metrics describe only these). */
+  readPartitions(): Array<{ type: string; partition: number }> {
+    return [...this.workers].flatMap(([type, w]) => w.partitions().map((partition) => ({ type, partition })));
+  }
+
   /** One tick: heartbeat, then for every partition renew, hand back or take it. */
   private async reconcile(): Promise<void> {
     const membersOf = await this.leases.heartbeat();

@@ -8,16 +8,26 @@ export interface MetricsDeps {
   metrics: Metrics;
   redis: RedisClient;
   keys: Keys;
-  /** Every actor type with its partition count, for the mailbox lag gauge. */
-  types: ReadonlyArray<{ type: string; partitions: number }>;
+  /**
+   * The partitions whose mailboxes this process reports: those its worker owns now (none on a
+   * gateway), so that summing a deployment's series counts each mailbox once.
+   */
+  owned: () => ReadonlyArray<{ type: string; partition: number }>;
 }
 
-/** Reads each mailbox's consumer-group lag (undelivered) plus pending (unacknowledged). */
+/**
+ * Reads each owned mailbox's consumer-group lag (undelivered) plus pending (unacknowledged), and
+ * its dead letters. Series of partitions no longer owned go.
+ */
 async function collectMailboxLag(d: MetricsDeps): Promise<void> {
+  const owned = d.owned();
+  const dead = await Promise.all(owned.map((o) => d.redis.xlen(d.keys.deadLetter(o.type, o.partition))));
+  const deadByType = new Map<string, number>();
+  owned.forEach((o, i) => deadByType.set(o.type, (deadByType.get(o.type) ?? 0) + dead[i]!));
   const labels: Array<{ type: string; partition: string }> = [];
   const reads: Array<Promise<[Error | null, unknown]>> = [];
-  for (const { type, partitions } of d.types) {
-    for (let p = 0; p < partitions; p++) {
+  for (const { type, partition: p } of owned) {
+    {
       // Commands of one tick, auto-pipelined (per node on a cluster: a pipeline object there
       // must keep to one slot).
       reads.push(
@@ -34,6 +44,9 @@ async function collectMailboxLag(d: MetricsDeps): Promise<void> {
     }
   }
   const results = await Promise.all(reads);
+  d.metrics.mailboxLag.reset();
+  d.metrics.deadLetters.reset();
+  for (const [type, n] of deadByType) d.metrics.deadLetters.set({ type }, n);
   results.forEach(([err, groups], i) => {
     const label = labels[i];
     if (!label) return;
