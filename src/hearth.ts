@@ -176,9 +176,15 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       log,
       details: { ledger: async () => ({ backend: config.LEDGER_BACKEND, ...(await ledgerReads.status()) }) },
     });
-    const router = new Router()
-      .add(health)
-      .add(metricsRoute({ metrics, redis, keys, owned: () => runtime?.readPartitions() ?? [] }));
+    const router = new Router().add(health).add(
+      metricsRoute({
+        metrics,
+        redis,
+        keys,
+        owned: () => runtime?.readPartitions() ?? [],
+        ...(runtime ? { ledger: () => ledgerReads.status() } : {}),
+      }),
+    );
     let oracle: ReturnType<typeof startOracleGateway> | undefined;
     if (client) {
       const adminHash = config.HEARTH_ADMIN_KEY ? hashSecret(config.HEARTH_ADMIN_KEY) : undefined;

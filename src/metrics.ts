@@ -13,6 +13,7 @@ export interface Metrics {
   readonly mailboxLag: Gauge<'type' | 'partition'>;
   readonly partitionsOwned: Gauge<'type'>;
   readonly deadLetters: Gauge<'type'>;
+  readonly ledger: Gauge<'measure'>;
   readonly actorsRetired: Counter<'type'>;
   readonly ussdUnserved: Counter<'reason'>;
   readonly ussdOutcomes: Counter<'status' | 'service_code' | 'network'>;
@@ -80,6 +81,12 @@ export function createMetrics(): Metrics {
       name: 'hearth_dead_letters',
       help: 'Dead letters waiting, per actor type, in the partitions this worker owns (replay or discard: hearth dead-letters)',
       labelNames: ['type'],
+      registers,
+    }),
+    ledger: new Gauge({
+      name: 'hearth_ledger',
+      help: 'The ledger as a worker reads it at the scrape: height, queued_entries, oldest_queued_seconds, pending_anchors, failing (1 while the writer reports an error)',
+      labelNames: ['measure'],
       registers,
     }),
     partitionsOwned: new Gauge({

@@ -125,6 +125,8 @@ describe('dead letters for operators', () => {
     const listed = (await a.call('GET', '/v1/dead-letters?type=counter')).body.total as number;
     expect(waiting).toBe(listed);
     expect(text).toMatch(/^hearth_mailbox_lag\{type="counter",partition="0"\} \d+$/m);
+    expect(text).toMatch(/^hearth_ledger\{measure="height"\} \d+$/m);
+    expect(text).toMatch(/^hearth_ledger\{measure="failing"\} 0$/m);
     expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
     // A gateway owns no partition: it reports none (a deployment's sums count each mailbox once).
@@ -137,6 +139,7 @@ describe('dead letters for operators', () => {
       expect(theirs).toMatch(/hearth_http_requests_total/);
       expect(theirs).not.toMatch(/^hearth_mailbox_lag\{/m);
       expect(theirs).not.toMatch(/^hearth_dead_letters\{/m);
+      expect(theirs).not.toMatch(/^hearth_ledger\{/m);
     } finally {
       await gateway.close();
     }

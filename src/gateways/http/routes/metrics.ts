@@ -1,6 +1,7 @@
 import type { RedisClient } from '../../../actors/runtime/redis.js';
 import type { Keys } from '../../../actors/runtime/keys.js';
 import type { Metrics } from '../../../metrics.js';
+import type { LedgerStatus } from '../../../ledger/ledger-reads.js';
 import { text } from '../reply.js';
 import type { RouteSpec } from '../router.js';
 
@@ -13,6 +14,29 @@ export interface MetricsDeps {
    * gateway), so that summing a deployment's series counts each mailbox once.
    */
   owned: () => ReadonlyArray<{ type: string; partition: number }>;
+  /** The ledger's state (a worker's scrape only: the writer runs there), read from PostgreSQL. */
+  ledger?: () => Promise<LedgerStatus>;
+}
+
+/** How long a scrape waits for PostgreSQL's answer about the ledger before it answers without it. */
+const LEDGER_READ_MS = 1_000;
+
+async function collectLedger(d: MetricsDeps): Promise<void> {
+  if (!d.ledger) return;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the ledger status did not come within 1 s')), LEDGER_READ_MS);
+  });
+  try {
+    const s = await Promise.race([d.ledger(), late]);
+    d.metrics.ledger.set({ measure: 'height' }, s.height);
+    d.metrics.ledger.set({ measure: 'queued_entries' }, s.queuedEntries);
+    d.metrics.ledger.set({ measure: 'oldest_queued_seconds' }, (s.oldestQueuedMs ?? 0) / 1000);
+    d.metrics.ledger.set({ measure: 'pending_anchors' }, s.pendingAnchors);
+    d.metrics.ledger.set({ measure: 'failing' }, s.lastError ? 1 : 0);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -73,9 +97,15 @@ export function metricsRoute(d: MetricsDeps): RouteSpec {
     doc: { summary: 'Prometheus metrics', tag: 'operations', public: true, responses: { 200: 'Prometheus text' } },
     async handler(ctx) {
       // Redis down: the scrape still answers, with the lag last read (the outage is logged as such).
-      await collectMailboxLag(d).catch((err: unknown) =>
-        ctx.log.debug({ err: err instanceof Error ? err.message : String(err) }, 'mailbox lag not read'),
-      );
+      await Promise.all([
+        collectMailboxLag(d).catch((err: unknown) =>
+          ctx.log.debug({ err: err instanceof Error ? err.message : String(err) }, 'mailbox lag not read'),
+        ),
+        // PostgreSQL down: the ledger's gauges keep their last reading (the outage is logged as such).
+        collectLedger(d).catch((err: unknown) =>
+          ctx.log.debug({ err: err instanceof Error ? err.message : String(err) }, 'ledger status not read'),
+        ),
+      ]);
       return text(200, await d.metrics.registry.metrics(), d.metrics.registry.contentType);
     },
   };
