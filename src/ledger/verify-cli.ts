@@ -6,6 +6,7 @@
 import { loadDatabaseConfig } from '../config.js';
 import { withDotEnv } from '../env-file.js';
 import { assertDatabaseReachable, createSql } from '../store/db.js';
+import { progressBar } from './progress-bar.js';
 import { parseCheckpoint, verifyJournal } from './verify.js';
 
 async function main(): Promise<number> {
@@ -15,10 +16,10 @@ async function main(): Promise<number> {
     await assertDatabaseReachable(sql);
     const started = Date.now();
     const checkpoints = process.argv.slice(2).map(parseCheckpoint);
-    const result = await verifyJournal(sql, {
-      checkpoints,
-      progress: (blocks) => process.stderr.write(`ledger:verify: ${blocks} blocks checked\n`),
-    });
+    const [head] = await sql<{ height: string }[]>`SELECT height FROM ledger_head WHERE id = 1`;
+    const bar = progressBar('ledger:verify', Number(head?.height ?? 0), process.stderr);
+    const result = await verifyJournal(sql, { checkpoints, progress: (blocks) => bar.update(blocks) });
+    bar.end();
     if (result.ok) {
       process.stdout.write(
         `ledger:verify: OK: ${result.blocks} blocks, ${result.entries} entries, chain intact, head ${result.head ?? 'none'} (${Date.now() - started} ms)\n`,
