@@ -234,6 +234,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         log,
         plugins: opts.plugins,
         limits,
+        metrics,
       });
       for (const r of oracle.routes) router.add(r);
       for (const r of docsRoutes(router, version)) router.add(r);

@@ -14,6 +14,12 @@ export interface Metrics {
   readonly partitionsOwned: Gauge<'type'>;
   readonly deadLetters: Gauge<'type'>;
   readonly ledger: Gauge<'measure'>;
+  readonly streamsOpen: Gauge<'route'>;
+  /** Where the scrape reads the live gauges of this process (set by the parts that have them). */
+  readonly live: {
+    sockets?: () => number;
+    ussdSessions?: () => Promise<number>;
+  };
   readonly actorsRetired: Counter<'type'>;
   readonly ussdUnserved: Counter<'reason'>;
   readonly ussdOutcomes: Counter<'status' | 'service_code' | 'network'>;
@@ -22,6 +28,24 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   const registers = [registry];
+  const live: Metrics['live'] = {};
+  new Gauge({
+    name: 'hearth_sockets_connected',
+    help: 'socket.io clients connected to this gateway',
+    registers,
+    collect() {
+      if (live.sockets) this.set(live.sockets());
+    },
+  });
+  new Gauge({
+    name: 'hearth_ussd_live_sessions',
+    help: 'Live USSD sessions of the deployment (the same on every gateway: take max, not sum)',
+    registers,
+    async collect() {
+      // Redis down: the last reading stays (the scrape still answers).
+      if (live.ussdSessions) this.set(await live.ussdSessions().catch(() => Number.NaN));
+    },
+  });
   // Node's and the process's own: CPU, memory, event-loop lag, GC, handles.
   collectDefaultMetrics({ register: registry });
   return {
@@ -89,6 +113,13 @@ export function createMetrics(): Metrics {
       labelNames: ['measure'],
       registers,
     }),
+    streamsOpen: new Gauge({
+      name: 'hearth_http_streams_open',
+      help: 'Streamed responses (SSE) open on this gateway, by route',
+      labelNames: ['route'],
+      registers,
+    }),
+    live,
     partitionsOwned: new Gauge({
       name: 'hearth_partitions_owned',
       help: 'Partitions this worker owns',

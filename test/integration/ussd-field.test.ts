@@ -153,6 +153,8 @@ describe('USSD in the field', () => {
       return (r.body.sessions as Array<{ sessionId: string }>).some((x) => x.sessionId === id);
     };
     expect(await listed()).toBe(true);
+    const metrics = await (await fetch(`http://127.0.0.1:${hearth.port}/metrics`)).text();
+    expect(Number(/^hearth_ussd_live_sessions (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
     const labels = 'status="incomplete",service_code="*1234#",network="64501"';
     const before = await outcomes(labels);
     const fields = {

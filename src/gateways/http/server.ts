@@ -233,10 +233,13 @@ export class HttpServer {
       res.cork(() => res.write(chunk));
       return true;
     };
+    this.o.metrics.streamsOpen.inc({ route: ctx.route });
     try {
       await body(write, aborted);
     } catch (err) {
       ctx.log.error({ err: err instanceof Error ? err.message : String(err) }, 'stream failed');
+    } finally {
+      this.o.metrics.streamsOpen.dec({ route: ctx.route });
     }
     if (!aborted.aborted) res.cork(() => res.end());
   }

@@ -28,8 +28,8 @@ export function startOracleGateway(d: OracleDeps): {
   const auth = ucan ? { ucan, limits: d.limits } : undefined;
   return {
     routes: oracleRoutes({ ...d, hub, auth, delegations }),
-    attach: (app) =>
-      attachSocketGateway({
+    attach: (app) => {
+      const sockets = attachSocketGateway({
         app,
         auth: ucan,
         client: d.client,
@@ -38,7 +38,10 @@ export function startOracleGateway(d: OracleDeps): {
         keys: d.keys,
         log,
         corsOrigin: d.config.CORS_ORIGIN,
-      }),
+      });
+      if (d.metrics) d.metrics.live.sockets = () => sockets.io.engine.clientsCount;
+      return sockets;
+    },
     close: () => hub.close(),
   };
 }

@@ -25,6 +25,7 @@ import { historyWithin } from './agent/history.js';
 import { chatHistory } from './chat-transcript.js';
 import type { DelegationStore } from './delegation-store.js';
 import type { OracleAuth } from './oracle-auth.js';
+import type { Metrics } from '../../metrics.js';
 import type { RateLimits } from '../auth/rate-limits.js';
 
 /** Messages read back for an agent's history at most (the character budget cuts them further). */
@@ -72,6 +73,8 @@ export interface OracleDeps {
   plugins?: readonly OraclePlugin[];
   /** Request limits (per DID, failed authentications per address), shared with /v1. */
   limits: RateLimits;
+  /** The process's metrics (the socket count is read from socket.io at each scrape). */
+  metrics?: Metrics;
 }
 
 /** Spec 001's routes: the landing, sessions, delegation, messages, and plugins' routes. */

@@ -54,6 +54,8 @@ export function ussdDeps(d: {
   // The caches whose lifetime shows (a reassigned number, a language chosen elsewhere) run on
   // hearth's clock, so a test moves it rather than waiting them out.
   const now = () => d.clock().getTime();
+  const live = new LiveSessions(d.redis, d.keys, d.ussd.idleMs);
+  d.metrics.live.ussdSessions = () => live.count(d.clock());
   const pins = new PinStore(d.sql, d.ussd.pinKey, now, localClock(d.ussd.timeZone));
   const languages = new PhoneLanguage(d.sql, now);
   return {
@@ -61,7 +63,7 @@ export function ussdDeps(d: {
     directory: new PhoneDirectory(d.sql, now),
     pins,
     rate: new PhoneRateLimit(d.redis, d.keys, d.ussd.ratePerMinute, d.ussd.pinKey),
-    live: new LiveSessions(d.redis, d.keys, d.ussd.idleMs),
+    live,
     languages,
     work: {
       sql: d.sql,

@@ -95,6 +95,17 @@ export class LiveSessions {
     return { sessions: newest.map((n) => n.session), count };
   }
 
+  /** How many sessions are live (for the metrics: a ZCOUNT per shard, nothing read). */
+  async count(now: Date): Promise<number> {
+    const horizon = now.getTime() - this.idleMs;
+    const counts = await Promise.all(
+      Array.from({ length: this.keys.ussdShards }, (_, shard) =>
+        this.redis.zcount(this.keys.ussdLive(shard), horizon, '+inf'),
+      ),
+    );
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
   private async listShard(
     shard: number,
     horizon: number,
