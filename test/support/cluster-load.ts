@@ -14,6 +14,8 @@ export interface Load {
   readonly acked: number;
   /** Time (Date.now()) of the last failed ask, if any. */
   readonly lastFailureAt: number | undefined;
+  /** Time (Date.now()) of the last answered ask, if any. */
+  readonly lastAckedAt: number | undefined;
 }
 
 export interface LoadOutcome {
@@ -55,6 +57,9 @@ export function startLoad(client: ActorClient, name: string, askers: number): Lo
     },
     get lastFailureAt() {
       return lastFailureAt;
+    },
+    get lastAckedAt() {
+      return ackedAt.at(-1);
     },
     async stop() {
       running = false;
