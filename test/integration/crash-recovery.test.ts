@@ -8,6 +8,18 @@ import { startProxy, viaProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const partitionTaken = (l: Record<string, unknown>): boolean => l.msg === 'partitions taken';
 
+/**
+ * The counters' pending entries once the last acknowledgements have landed: on a Redis Cluster a
+ * round's acknowledgements follow its replies (deferred-acks.ts), so the last ones may land just
+ * after the answer that ended a test's wait.
+ */
+const pendingSettled = (env: Isolated): Promise<number> =>
+  eventually(
+    () => pendingOf(env, 'counter'),
+    (n) => n === 0,
+    5_000,
+  );
+
 describe('crash recovery', () => {
   let env: Isolated;
   let client: ActorClient;
@@ -63,15 +75,7 @@ describe('crash recovery', () => {
       SELECT count(*)::int AS n FROM outbox WHERE actor_type = 'counter' AND actor_key LIKE 'crash-%'`);
     expect(n).toBe(sent);
     // Nothing left behind: every entry of the counter mailboxes was acknowledged.
-    // On a Redis Cluster a round's acknowledgements follow its replies (settle-script.ts): the
-    // last ones may land just after the answer that ended the wait above.
-    expect(
-      await eventually(
-        () => pendingOf(env, 'counter'),
-        (n) => n === 0,
-        5_000,
-      ),
-    ).toBe(0);
+    expect(await pendingSettled(env)).toBe(0);
   });
 
   it('hands the entries a killed worker had read but not committed to its successor, applied once', async () => {
@@ -128,15 +132,7 @@ describe('crash recovery', () => {
     for (const s of states) expect(s).toEqual({ count: 3, applied: 3, lastSeq: 3, outOfOrder: 0 });
     const claimedInAll = second.lines.filter(claimLine).reduce((n, l) => n + Number(l.claimed), 0);
     expect(claimedInAll).toBe(held);
-    // On a Redis Cluster a round's acknowledgements follow its replies (settle-script.ts): the
-    // last ones may land just after the answer that ended the wait above.
-    expect(
-      await eventually(
-        () => pendingOf(env, 'counter'),
-        (n) => n === 0,
-        5_000,
-      ),
-    ).toBe(0);
+    expect(await pendingSettled(env)).toBe(0);
   });
 });
 
