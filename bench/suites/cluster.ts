@@ -29,10 +29,10 @@ const ROUNDS = Number(process.env.BENCH_CLUSTER_ROUNDS ?? 3);
  * sides: one Redis; the cluster without replicas (what the cluster path itself costs: reads per
  * partition, writes per mailbox); the cluster with a replica per master (what a deployment that
  * survives a failover pays, here on the same two cores: every write is applied twice). Each side
- * is measured twice, in turn, the better run kept; each has its own worker process, key prefix
- * and schema. The sides take turns, round after round, and each round's ratios compare runs made
- * a minute apart: a shared machine's speed drifts more than that between rounds (seen: one Redis
- * at 16,189 echo asks/s in one round and 8,896/s in the next).
+ * has its own worker process, key prefix and schema. The sides take turns, round after round
+ * (every other round in reverse), and each round's ratios compare runs made a minute apart: a
+ * shared machine's speed drifts more than that between rounds (seen: one Redis at 16,189 echo
+ * asks/s in one round and 8,896/s in the next). The report gives every round and their median.
  */
 export async function clusterComparison(env: BenchEnv, progress: (line: string) => void): Promise<ClusterComparison> {
   // A long node timeout: a master starved of CPU by the load must not be failed over mid-run.
