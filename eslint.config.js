@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import importX from 'eslint-plugin-import-x';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -37,5 +38,10 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // The operators' console: plain modules the browser loads as they are (no build step).
+    files: ['console/**/*.js'],
+    languageOptions: { globals: globals.browser },
   },
 );

@@ -30,6 +30,8 @@ import { migrate } from './store/migrate.js';
 import { createPgSnapshotStore } from './store/snapshot-store.js';
 import { LedgerReads } from './ledger/ledger-reads.js';
 import { startLedger } from './ledger/start-ledger.js';
+import { OverviewHistory } from './gateways/console/overview-history.js';
+import { consoleStaticRoutes } from './gateways/console/static-routes.js';
 
 export interface Hearth {
   /** The bound HTTP port. */
@@ -208,6 +210,8 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         },
         log.child({ role: 'gateway' }),
       );
+      const overview = new OverviewHistory(metrics, async () => (await ledgerReads.status()).queuedEntries).start();
+      cleanups.push(() => overview.stop());
       for (const r of productRoutes({
         sql,
         redis,
@@ -220,9 +224,12 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         limits,
         metrics,
         types,
+        overview,
+        redisUrl: config.REDIS_URL,
       })) {
         router.add(r);
       }
+      for (const r of consoleStaticRoutes()) router.add(r);
       if (config.HEARTH_DIAGNOSTICS) for (const r of diagnosticsRoutes(client)) router.add(r);
       oracle = startOracleGateway({
         config,

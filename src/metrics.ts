@@ -7,6 +7,7 @@ export interface Metrics {
   readonly httpDuration: Histogram<'method' | 'route'>;
   readonly commitBatchSize: Histogram<'type'>;
   readonly commitDuration: Histogram<'type'>;
+  readonly asks: Counter<'type'>;
   readonly asksTimedOut: Counter<'type'>;
   readonly deadLettered: Counter<'type'>;
   readonly redeliveriesSkipped: Counter<'type'>;
@@ -75,6 +76,12 @@ export function createMetrics(): Metrics {
       help: 'Duration of one group commit to PostgreSQL',
       labelNames: ['type'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
+    }),
+    asks: new Counter({
+      name: 'hearth_asks_total',
+      help: 'ask() calls this gateway made, by actor type',
+      labelNames: ['type'],
       registers,
     }),
     asksTimedOut: new Counter({

@@ -29,6 +29,8 @@ import { DeadLetters } from './operators/dead-letters.js';
 import { OperatorActions } from './operators/operator-actions.js';
 import { operatorRoutes } from './operators/routes.js';
 import { VoucherPlans } from './vouchers/product-rule.js';
+import { consoleDataRoutes } from './console/routes.js';
+import type { OverviewHistory } from './console/overview-history.js';
 
 /** Every route of spec 000 (vouchers, claims, surveys), the registries and keys behind it, and the ledger. */
 export interface ProductDeps {
@@ -44,6 +46,9 @@ export interface ProductDeps {
   metrics: Metrics;
   /** The actor types and their partition counts (the operators' dead letters). */
   types: ReadonlyArray<{ type: string; partitions: number }>;
+  /** The console's readings of this gateway, and where its tails connect. */
+  overview: OverviewHistory;
+  redisUrl: string;
 }
 
 export function productRoutes({
@@ -58,6 +63,8 @@ export function productRoutes({
   limits,
   metrics,
   types,
+  overview,
+  redisUrl,
 }: ProductDeps): RouteSpec[] {
   const now = () => clock().getTime();
   const households = new Registry(sql, householdTable);
@@ -76,6 +83,7 @@ export function productRoutes({
   const plans = new VoucherPlans(new VoucherReads(sql), certificates);
   const vouchers = new VoucherReads(sql);
   const codes = new VoucherCodes(sql);
+  const actions = new OperatorActions(sql);
   const staff = ['admin', 'implementer'] as const;
   const readers = ['admin', 'implementer', 'regulator'] as const;
   return [
@@ -132,9 +140,18 @@ export function productRoutes({
     ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),
     ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
     ...ledgerRoutes(g, new LedgerReads(sql)),
-    ...operatorRoutes(g, {
-      deadLetters: new DeadLetters(redis, redisKeys, types),
-      actions: new OperatorActions(sql),
+    ...operatorRoutes(g, { deadLetters: new DeadLetters(redis, redisKeys, types), actions }),
+    ...consoleDataRoutes(g, {
+      sql,
+      redis,
+      redisUrl,
+      keys: redisKeys,
+      metrics,
+      types,
+      overview,
+      actions,
+      ussdIdleMs: ussd.idleMs,
+      clock,
     }),
     ...ussdRoutes(
       g,

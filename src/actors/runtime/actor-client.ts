@@ -108,6 +108,7 @@ export class ActorClient {
     if (this.waiters.size >= this.opts.maxInFlight) {
       return Promise.reject(new AppError('OVERLOADED', 'too many requests in flight; retry later', undefined, true));
     }
+    this.metrics.asks.inc({ type });
     const corr = this.corrPrefix + (++this.corrSeq).toString(36);
     const reply = new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {

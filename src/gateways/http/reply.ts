@@ -47,3 +47,17 @@ export function json(status: number, data: unknown, headers: Record<string, stri
 export function text(status: number, body: string, contentType = 'text/plain; charset=utf-8'): Reply {
   return { status, headers: { 'Content-Type': contentType }, body };
 }
+
+/** The headers of a server-sent event stream: never cached or buffered by a proxy. */
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache, no-transform',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+  'Access-Control-Expose-Headers': 'X-Request-Id',
+};
+
+/** One server-sent event frame. */
+export function sseFrame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}

@@ -1,6 +1,7 @@
 import type { Keys } from '../../actors/runtime/keys.js';
 import type { RedisClient } from '../../actors/runtime/redis.js';
 import { encodeEntry } from '../../actors/runtime/entry-codec.js';
+import { redactedBody } from './redact.js';
 
 /** A dead letter as an operator sees it: where it came from, why it failed, what it said. */
 export interface DeadLetter {
@@ -28,15 +29,6 @@ export interface DeadLetter {
  */
 const REPLAY = `if redis.call('XDEL', KEYS[1], ARGV[1]) == 0 then return false end
 return redis.call('XADD', KEYS[2], '*', unpack(ARGV, 2))`;
-
-/** Body fields never shown: PIN hashes, sealed texts, tokens (a name match, at any depth). */
-const SECRET = /pin|secret|token|password|mnemonic|sealed|key$/i;
-
-function redact(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redact);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET.test(k) ? '[redacted]' : redact(v)]));
-}
 
 function fieldsOf(flat: string[]): Map<string, string> {
   const m = new Map<string, string>();
@@ -114,12 +106,7 @@ export class DeadLetters {
 
   private view(type: string, partition: number, id: string, flat: string[]): DeadLetter {
     const f = fieldsOf(flat);
-    let body: unknown = f.get('body') ?? '';
-    try {
-      body = redact(JSON.parse(String(body)));
-    } catch {
-      body = '[not JSON]';
-    }
+    const body = redactedBody(f.get('body') ?? '');
     return {
       type,
       partition,

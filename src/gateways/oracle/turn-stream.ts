@@ -2,19 +2,11 @@ import type { ChatEvent, ChatEventHub } from './agent/chat-events.js';
 import type { RedisClient } from '../../actors/runtime/redis.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { keepReading } from './agent/turn-mark.js';
-import type { Reply } from '../http/reply.js';
+// The wire reference's SSE headers (`X-Request-Id` is added by the server).
+import { SSE_HEADERS, type Reply } from '../http/reply.js';
 
 /** The wire reference's heartbeat: a comment every 15 s keeps proxies from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
-
-/** The wire reference's SSE headers (`X-Request-Id` is added by the server). */
-const SSE_HEADERS = {
-  'Content-Type': 'text/event-stream',
-  'Cache-Control': 'no-cache, no-transform',
-  Connection: 'keep-alive',
-  'X-Accel-Buffering': 'no',
-  'Access-Control-Expose-Headers': 'X-Request-Id',
-};
 
 export interface TurnStreamDeps {
   /** Overrides the 15 s heartbeat (ORACLE_SSE_HEARTBEAT_SECONDS). */
