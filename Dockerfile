@@ -17,6 +17,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The operators' console (/console): static files the gateway serves as they are.
+COPY console ./console
 USER node
 EXPOSE 3000
 # /health pings Redis and PostgreSQL (503 when either is down). The slim image has no curl:

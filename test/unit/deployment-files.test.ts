@@ -80,6 +80,13 @@ describe('docker-compose.yml', () => {
     for (const base of bases) expect(base).toBe('node:20-bookworm-slim');
   });
 
+  it("copies the console's files into the image, beside the build the gateway serves them from", () => {
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
+    expect(runtime).toMatch(/^COPY console \.\/console$/m);
+    expect(readFileSync('console/index.html', 'utf8')).toContain('/console/app.js');
+  });
+
   it('copies the install scripts before the install (its postinstall guards the postgres driver)', () => {
     const dockerfile = readFileSync('Dockerfile', 'utf8');
     const scripts = dockerfile.indexOf('COPY scripts ./scripts');
