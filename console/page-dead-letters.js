@@ -36,8 +36,8 @@ export function mount(el) {
       h(
         'div',
         { class: 'row' },
-        h('button', { onclick: () => act('replay', [l]) }, 'Replay'),
-        h('button', { onclick: () => act('discard', [l]) }, 'Discard'),
+        h('button', { id: 'replay-one', onclick: () => act('replay', [l]) }, 'Replay'),
+        h('button', { id: 'discard-one', onclick: () => act('discard', [l]) }, 'Discard'),
       ),
       h('pre', { 'data-detail': path(l) }, JSON.stringify(full, null, 2)),
     );

@@ -3,6 +3,8 @@ import { api } from './api.js';
 import { h } from './dom.js';
 import { poll } from './poll.js';
 
+/** The span every chart shows, in seconds. */
+const WINDOW_S = 15 * 60;
 const COLORS = ['#b4461b', '#1f6fb4', '#1f7a3d', '#8a3fb4', '#b49a1f', '#444', '#c2185b', '#00838f'];
 
 /** A uPlot line chart of named series over time, redrawn with `update(times, seriesByName)`. */
@@ -20,8 +22,10 @@ function chart(parent, title, unit) {
         names = next;
         plot = new uPlot(
           {
-            width: 440,
+            width: Math.max(320, box.clientWidth - 24),
             height: 200,
+            // Always the last 15 minutes, however few readings there are yet.
+            scales: { x: { time: true, range: (_u, _min, max) => [max - WINDOW_S, max] } },
             series: [{}, ...names.map((n, i) => ({ label: n, stroke: COLORS[i % COLORS.length], width: 1.5 }))],
             axes: [{}, { label: unit, size: 60 }],
           },
