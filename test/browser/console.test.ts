@@ -34,8 +34,14 @@ describe.skipIf(!browserPath)('the console in a browser', () => {
 
   const shot = (name: string) => page.screenshot({ path: `${ARTIFACTS}/${name}.png`, fullPage: true });
   const textOf = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '');
+  /** Waits until the element's text holds `text` (page code as a string: the tests compile without the DOM's types). */
+  const waitForText = (selector: string, text: string, timeout = 15_000) =>
+    page.waitForFunction(
+      `(document.querySelector(${JSON.stringify(selector)})?.textContent ?? '').includes(${JSON.stringify(text)})`,
+      { timeout },
+    );
   const go = async (hash: string, ready: string) => {
-    await page.evaluate((h) => (location.hash = h), hash);
+    await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
     await page.waitForSelector(ready, { timeout: 15_000 });
   };
 
@@ -82,8 +88,8 @@ describe.skipIf(!browserPath)('the console in a browser', () => {
     await page.type('#key', adminKey);
     await page.click('#sign-in button[type=submit]');
     await page.waitForSelector('#nav:not([hidden])');
-    expect(await page.evaluate(() => sessionStorage.getItem('hearth.adminKey'))).toBe(adminKey);
-    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate(`sessionStorage.getItem('hearth.adminKey')`)).toBe(adminKey);
+    expect(await page.evaluate('document.cookie')).toBe('');
     expect(page.url()).not.toContain(adminKey);
     await shot('sign-in');
   });
@@ -98,9 +104,8 @@ describe.skipIf(!browserPath)('the console in a browser', () => {
     try {
       // The gateway reads itself every 5 s; the page polls every 5 s.
       await page.waitForFunction(
-        () =>
-          Number(document.querySelector('[data-tile="asks/s"]')?.textContent) > 0 &&
-          Number((document.querySelector('#page') as HTMLElement | null)?.dataset.samples) >= 2,
+        `Number(document.querySelector('[data-tile="asks/s"]')?.textContent) > 0 &&
+          Number(document.querySelector('#page')?.dataset.samples) >= 2`,
         { timeout: 40_000 },
       );
     } finally {
@@ -147,17 +152,13 @@ describe.skipIf(!browserPath)('the console in a browser', () => {
     expect(await textOf(`[data-detail="${where}"]`)).toContain('"by": 5');
     await shot('dead-letter');
     await page.click('#replay-one');
-    await page.waitForFunction(
-      (w) => document.querySelector('[role=status]')?.textContent?.includes(`${w}: replayed`),
-      {},
-      where,
-    );
+    await waitForText('[role=status]', `${where}: replayed`);
     const counter = await eventually(
       async () => (await a.call('GET', `/v1/diagnostics/counters/${key}`)).body,
       (c) => (c as { count?: number })?.count === 5,
     );
     expect(counter).toMatchObject({ count: 5 });
-    await page.waitForFunction(() => document.querySelector('#page')?.textContent?.includes('dead-letter.replay'));
+    await waitForText('#page', 'dead-letter.replay');
     expect(await page.$(`[data-letter="${where}"]`)).toBeNull();
   });
 
@@ -173,11 +174,7 @@ describe.skipIf(!browserPath)('the console in a browser', () => {
     const id = secret.split('_')[1]!;
     await shot('keys');
     await page.click(`[data-revoke="${id}"]`);
-    await page.waitForFunction(
-      (k) => document.querySelector(`[data-key="${k}"]`)?.textContent?.includes('revoked'),
-      {},
-      id,
-    );
+    await waitForText(`[data-key="${id}"]`, 'revoked');
     expect((await a.call('GET', '/v1/households', { key: secret })).status).toBe(401);
   });
 
@@ -186,7 +183,7 @@ describe.skipIf(!browserPath)('the console in a browser', () => {
     await page.select('#tail-type', 'counter');
     await page.type('#tail-key', 'console-tail');
     await page.click('#page form button[type=submit]');
-    await page.waitForFunction(() => document.querySelector('#page')?.textContent?.includes('following counter'));
+    await waitForText('#page', 'following counter');
     await a.call('POST', '/v1/diagnostics/counters/console-tail', { body: { by: 2 } });
     await page.waitForSelector('#tail-entries [data-entry]');
     expect(await textOf('#tail-entries')).toContain('console-tail');
@@ -196,7 +193,7 @@ describe.skipIf(!browserPath)('the console in a browser', () => {
   it('verifies the ledger with a progress bar', async () => {
     await go('#/ledger', '#verify');
     await page.click('#verify');
-    await page.waitForFunction(() => /OK|FAILED/.test(document.querySelector('#verify-result')?.textContent ?? ''), {
+    await page.waitForFunction(`/OK|FAILED/.test(document.querySelector('#verify-result')?.textContent ?? '')`, {
       timeout: 30_000,
     });
     expect(await textOf('#verify-result')).toMatch(/^OK: \d+ blocks/);
