@@ -1,12 +1,13 @@
 import { decodeEntry } from '../actors/runtime/entry-codec.js';
-import { createKeys } from '../actors/runtime/keys.js';
+import { createKeys, partitionOf } from '../actors/runtime/keys.js';
 import { connectRedis, createRedis, isCluster } from '../actors/runtime/redis.js';
 import { UsageError } from './usage.js';
 
 /**
  * `hearth tail <type> [partition] [--key K]`: follows a type's mailboxes as entries arrive (the
  * `redis-cli XREAD BLOCK` habit), straight from Redis (REDIS_URL, REDIS_PREFIX). A line per
- * entry: when, where, key, kind and body; `--json`, one JSON object per line. Runs until
+ * entry: when, where, key, kind and body; `--json`, one JSON object per line. `--key` alone
+ * follows the key's own partition (which a cluster needs: no read spans slots). Runs until
  * interrupted (or `--count` entries).
  */
 export async function tail(
@@ -26,10 +27,12 @@ export async function tail(
     if (o.partition !== undefined && (o.partition < 0 || o.partition >= partitions)) {
       throw new UsageError(`${o.type} has partitions 0-${partitions - 1}`);
     }
-    if (o.partition === undefined && isCluster(redis)) {
-      throw new UsageError('on a Redis Cluster, name the partition to tail (each is in a slot of its own)');
+    // A key lives in one partition: follow that one alone.
+    const chosen = o.partition ?? (o.key !== undefined ? partitionOf(o.key, partitions) : undefined);
+    if (chosen === undefined && isCluster(redis)) {
+      throw new UsageError('on a Redis Cluster, name the partition or a --key to tail (each partition is a slot)');
     }
-    const parts = o.partition === undefined ? Array.from({ length: partitions }, (_, p) => p) : [o.partition];
+    const parts = chosen === undefined ? Array.from({ length: partitions }, (_, p) => p) : [chosen];
     const streams = parts.map((p) => keys.mailbox(o.type, p));
     const cursors = streams.map(() => '$');
     let seen = 0;
