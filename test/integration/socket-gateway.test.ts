@@ -98,6 +98,19 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
     expect(catalog.serverEvents).toContain('browser_tool_call');
   });
 
+  it('counts its connected sockets in hearth_sockets_connected', async () => {
+    const connected = async () =>
+      Number(
+        /^hearth_sockets_connected (\d+)/m.exec(await (await fetch(`http://127.0.0.1:${bPort}/metrics`)).text())?.[1],
+      );
+    const before = await connected();
+    const socket = open(bPort, { invocation: await alice.invocation() });
+    await next(socket, 'connected');
+    expect(await connected()).toBe(before + 1);
+    socket.disconnect();
+    expect(await eventually(connected, (n) => n === before, 10_000)).toBe(before);
+  });
+
   it('accepts a delegation as the fallback credential', async () => {
     const socket = open(a.port, { ucanDelegation: await alice.delegation() });
     expect(await next(socket, 'connected')).toMatchObject({ sessionId });
