@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AppError } from '../../errors/index.js';
 import type { Reply } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 
@@ -71,9 +72,7 @@ export function consoleStaticRoutes(): RouteSpec[] {
   const assets = loadAssets();
   const serve = (name: string): Reply => {
     const asset = assets.get(name);
-    if (!asset) {
-      return { status: 404, headers: { ...securityHeaders, 'Content-Type': types['.html']! }, body: 'Not found' };
-    }
+    if (!asset) throw new AppError('NOT_FOUND', `the console has no file ${name}`);
     return { status: 200, headers: { ...securityHeaders, 'Content-Type': asset.type }, body: asset.body };
   };
   return [
@@ -101,7 +100,8 @@ export function consoleStaticRoutes(): RouteSpec[] {
         tag: 'console',
         public: true,
         responseType: ['text/javascript', 'text/css'],
-        responses: { 200: 'The file', 404: 'No such file' },
+        responses: { 200: 'The file' },
+        errors: ['NOT_FOUND'],
       },
       handler: (ctx) => serve(ctx.params.file ?? ''),
     },

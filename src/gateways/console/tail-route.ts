@@ -58,10 +58,10 @@ export function tailRoute(g: Guards, d: TailDeps): RouteSpec {
       query: tailQuery,
       responseType: 'text/event-stream',
       responses: {
-        200: '`event: entry` frames, data `{at, type, partition, id, key, kind, body}` (secret fields redacted)',
-        400: 'Unknown type or partition; on a Redis Cluster, neither partition nor key given',
-        503: `${MAX_TAILS} tails are open on this gateway already`,
+        200: '`event: ready` {type, partitions}, then `event: entry` frames, data `{at, type, partition, id, key, kind, body}` (secret fields redacted)',
       },
+      // VALIDATION_FAILED: an unknown type or partition, or neither on a cluster; OVERLOADED: too many tails.
+      errors: ['VALIDATION_FAILED', 'OVERLOADED'],
     },
     handler: guarded(g, ['admin'], (ctx) => {
       const q = parseWith(tailQuery, queryObject(ctx.query), 'query');

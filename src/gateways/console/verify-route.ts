@@ -26,8 +26,9 @@ export function verifyRoute(g: Guards, d: { sql: Sql; actions: OperatorActions }
       responseType: 'text/event-stream',
       responses: {
         200: '`event: start` {height}, `event: progress` {blocks, height}, `event: result` {ok, blocks, entries, head?, bad?}',
-        503: 'A verify is running on this gateway already',
       },
+      // OVERLOADED: a verify is running on this gateway already.
+      errors: ['OVERLOADED'],
     },
     handler: guarded(g, ['admin'], (_ctx, who) => {
       if (running) throw new AppError('OVERLOADED', 'a ledger verify is running on this gateway already; wait for it');
