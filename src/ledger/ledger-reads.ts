@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Sql } from '../store/db.js';
 import { inclusionPath, type ProofStep } from './merkle.js';
 
@@ -42,6 +43,46 @@ export interface EntryProof {
   /** Sibling hashes from the leaf to the root (RFC 6962 tree); folding them gives `block.merkleRoot`. */
   merklePath: ProofStep[];
 }
+
+/** What the API answers of a block ({@link BlockView}), an entry's proof and the ledger's state. */
+export const blockViewSchema = z.strictObject({
+  height: z.number().int().min(1),
+  hash: z.string(),
+  prevHash: z.string(),
+  merkleRoot: z.string(),
+  entryCount: z.number().int(),
+  createdAt: z.iso.datetime(),
+  anchor: z
+    .strictObject({
+      status: z.enum(['pending', 'anchored']),
+      txHash: z.string().nullable(),
+      chainHeight: z.number().int().nullable(),
+      error: z.string().nullable(),
+    })
+    .nullable(),
+}) satisfies z.ZodType<BlockView>;
+
+export const entryProofSchema = z.strictObject({
+  entryId: z.string(),
+  /** The entry as recorded (a voucher issued, a claim submitted…). */
+  entry: z.unknown(),
+  body: z.string(),
+  leafHash: z.string(),
+  block: blockViewSchema,
+  index: z.number().int().min(0),
+  merklePath: z.array(z.strictObject({ side: z.enum(['left', 'right']), hash: z.string() })),
+}) satisfies z.ZodType<EntryProof>;
+
+export const ledgerStatusSchema = z.strictObject({
+  status: z.enum(['ok', 'degraded', 'stalled']),
+  height: z.number().int().min(0),
+  queuedEntries: z.number().int().min(0),
+  oldestQueuedMs: z.number().nullable(),
+  pendingAnchors: z.number().int().min(0),
+  writer: z.enum(['active', 'none']),
+  lastError: z.string().nullable(),
+  lastErrorAt: z.iso.datetime().nullable(),
+}) satisfies z.ZodType<LedgerStatus>;
 
 interface BlockRow {
   height: string;

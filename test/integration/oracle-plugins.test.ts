@@ -17,13 +17,23 @@ const preferences: OraclePlugin = {
     {
       method: 'GET',
       path: '/user-preferences',
-      doc: { summary: 'The caller’s preferences', tag: 'preferences', responses: { 200: '{did, language}' } },
+      doc: {
+        operationId: 'getUserPreferences',
+        summary: 'The caller’s preferences',
+        tag: 'preferences',
+        responses: { 200: '{did, language}' },
+      },
       handler: (_ctx, who) => Promise.resolve(json(200, { did: who?.did, language: 'en' })),
     },
     {
       method: 'POST',
       path: '/webhooks/chat',
-      doc: { summary: 'A chat platform webhook', tag: 'preferences', responses: { 200: '{ok}' } },
+      doc: {
+        operationId: 'chatWebhook',
+        summary: 'A chat platform webhook',
+        tag: 'preferences',
+        responses: { 200: '{ok}' },
+      },
       handler: () => Promise.resolve(json(200, { ok: true })),
     },
   ],

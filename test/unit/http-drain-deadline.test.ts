@@ -49,7 +49,7 @@ describe('HTTP server: draining and deadlines per route', () => {
 
   async function start(): Promise<number> {
     const router = new Router();
-    const doc = { summary: 'test', tag: 'test', responses: { 200: 'ok' } };
+    const doc = { operationId: 'test', summary: 'test', tag: 'test', responses: { 200: 'ok' } };
     const slow = new Promise<void>((r) => (release = r));
     let arrived: () => void = () => undefined;
     slowArrived = new Promise<void>((r) => (arrived = r));

@@ -13,7 +13,7 @@ describe('hearth_http_streams_open: the SSE streams a gateway holds', () => {
     router.add({
       method: 'GET',
       path: '/events',
-      doc: { summary: 'test', tag: 'test', responses: { 200: 'a stream' } },
+      doc: { operationId: 'events', summary: 'test', tag: 'test', responses: { 200: 'a stream' } },
       handler: () => ({
         status: 200,
         headers: { 'Content-Type': 'text/event-stream' },

@@ -3,7 +3,7 @@ import { json } from '../../src/gateways/http/reply.js';
 import { Router } from '../../src/gateways/http/router.js';
 
 const ok = () => json(200, {});
-const doc = { summary: 'test route', tag: 'test', responses: { 200: 'ok' } };
+const doc = { operationId: 'testRoute', summary: 'test route', tag: 'test', responses: { 200: 'ok' } };
 
 describe('Router', () => {
   const router = new Router()

@@ -79,8 +79,19 @@ export interface ChatRecord {
 /** The answer to a delete (wire reference). */
 export const SESSION_DELETED = 'Session deleted successfully';
 
+/** What {@link sessionView} answers (wire reference). */
+export const sessionViewSchema = z.strictObject({
+  sessionId: z.string(),
+  title: z.string().optional(),
+  createdAt: z.iso.datetime(),
+  lastUpdatedAt: z.iso.datetime(),
+  oracleName: z.string(),
+  oracleDid: z.string(),
+  oracleEntityDid: z.string().optional(),
+}) satisfies z.ZodType<Omit<ChatSession, 'ownerDid' | 'deleted' | 'messageCount'>>;
+
 /** The record without the fields clients do not see. */
-export function sessionView(s: ChatSession): Record<string, unknown> {
+export function sessionView(s: ChatSession): z.output<typeof sessionViewSchema> {
   const { ownerDid: _owner, deleted: _deleted, messageCount: _count, ...view } = s;
   return view;
 }

@@ -82,6 +82,20 @@ export const claimActor: ActorDefinition<ClaimState, ClaimMessage> = {
   },
 };
 
+/** What {@link claimView} answers: the OpenAPI document's claim. */
+export const claimViewSchema = z.strictObject({
+  id: z.string(),
+  redemptionId: z.string(),
+  voucherId: z.string(),
+  supplierDid: z.string(),
+  productId: z.string(),
+  credentialType: z.string(),
+  status: z.literal('submitted'),
+  createdAt: z.iso.datetime(),
+  /** The compact JWS the supplier signed (kept as evidence). */
+  proof: z.string(),
+}) satisfies z.ZodType<Omit<ClaimState, 'requestId'>>;
+
 /** What a client sees of a claim (the request id stays inside). */
 export function claimView(c: ClaimState): Omit<ClaimState, 'requestId'> {
   const { requestId: _r, ...shown } = c;

@@ -27,6 +27,14 @@ export interface CounterState {
   outOfOrder: number;
 }
 
+/** What a counter answers: its state. */
+export const counterStateSchema = z.strictObject({
+  count: z.number().int(),
+  applied: z.number().int(),
+  lastSeq: z.number().int(),
+  outOfOrder: z.number().int(),
+}) satisfies z.ZodType<CounterState>;
+
 const zero: CounterState = { count: 0, applied: 0, lastSeq: 0, outOfOrder: 0 };
 
 export const counterActor: ActorDefinition<CounterState, CounterMessage> = {

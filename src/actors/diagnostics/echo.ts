@@ -10,6 +10,9 @@ const echoMessages = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('boom') }).strict(),
 ]);
 
+/** What an echo answers: the payload, and how many echoes its key has made. */
+export const echoReply = z.strictObject({ payload: z.unknown(), echoes: z.number().int().min(1) });
+
 export type EchoMessage = z.infer<typeof echoMessages>;
 export interface EchoState {
   echoes: number;

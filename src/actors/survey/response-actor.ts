@@ -34,6 +34,19 @@ export interface SurveyResponse {
   verification?: { status: 'verified'; verifier: string; timestamp: string };
 }
 
+/** A survey response as the API answers it (the actor's state, whole). */
+export const surveyResponseSchema = z.strictObject({
+  responseId: z.string(),
+  surveyId: z.string(),
+  householdId: z.string(),
+  timestamp: z.iso.datetime(),
+  /** Section id → question id → answer. */
+  responses: z.record(z.string(), z.record(z.string(), z.unknown())),
+  verification: z
+    .strictObject({ status: z.literal('verified'), verifier: z.string(), timestamp: z.iso.datetime() })
+    .optional(),
+}) satisfies z.ZodType<SurveyResponse>;
+
 function decideResponse(
   state: SurveyResponse | undefined,
   msg: ResponseMessage,

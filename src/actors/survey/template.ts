@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 
 export const surveyTypes = ['BaselineSurvey', 'FollowUpSurvey', 'MonitoringSurvey'] as const;
 export type SurveyType = (typeof surveyTypes)[number];
@@ -24,6 +25,33 @@ export interface SurveyTemplate {
   sections: Section[];
   validations: { requiredSections: string[]; completionThreshold: number };
 }
+
+/** A template as the API answers it (`GET /v1/templates/:templateId`, and inside a survey). */
+export const surveyTemplateSchema = z.strictObject({
+  templateId: z.string(),
+  sections: z.array(
+    z.strictObject({
+      id: z.string(),
+      questions: z.array(
+        z.discriminatedUnion('type', [
+          z.strictObject({
+            id: z.string(),
+            type: z.literal('multiple_choice'),
+            required: z.boolean(),
+            options: z.array(z.string()),
+          }),
+          z.strictObject({
+            id: z.string(),
+            type: z.literal('number'),
+            required: z.boolean(),
+            validation: z.strictObject({ min: z.number(), max: z.number() }),
+          }),
+        ]),
+      ),
+    }),
+  ),
+  validations: z.strictObject({ requiredSections: z.array(z.string()), completionThreshold: z.number() }),
+}) satisfies z.ZodType<SurveyTemplate>;
 
 /** Bump when the question bank changes: it is the version suffix of every template id. */
 const TEMPLATE_VERSION = 1;

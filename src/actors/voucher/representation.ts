@@ -1,7 +1,34 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { isExpired } from './logic.js';
 import type { Redemption, VoucherState } from './messages.js';
 import { fromMicro } from './money.js';
+
+/** What {@link voucherView} answers: the OpenAPI document's voucher, and its tests' check. */
+export const voucherViewSchema = z.strictObject({
+  id: z.string(),
+  code: z
+    .string()
+    .regex(/^[0-9]{10}$/)
+    .optional(),
+  status: z.enum(['active', 'redeemed', 'revoked', 'expired']),
+  recipientDid: z.string(),
+  emissionCertificateId: z.string(),
+  value: z.number(),
+  remainingBalance: z.number(),
+  attributes: z.strictObject({ batchId: z.string(), issuanceDate: z.iso.date(), expiryDate: z.iso.date() }),
+});
+
+/** What {@link redemptionView} answers. */
+export const redemptionViewSchema = z.strictObject({
+  id: z.string(),
+  voucherId: z.string(),
+  supplierDid: z.string(),
+  productId: z.string(),
+  amount: z.number(),
+  remainingBalance: z.number(),
+  createdAt: z.iso.datetime(),
+});
 
 /**
  * The voucher representation of spec 000, with `expired` computed from the clock, and `code`,
@@ -14,7 +41,7 @@ export function voucherView(
   >,
   now: Date,
   code?: string,
-): Record<string, unknown> {
+): z.output<typeof voucherViewSchema> {
   return {
     id: v.id,
     ...(code === undefined ? {} : { code }),
@@ -27,7 +54,7 @@ export function voucherView(
   };
 }
 
-export function redemptionView(r: Redemption): Record<string, unknown> {
+export function redemptionView(r: Redemption): z.output<typeof redemptionViewSchema> {
   const { requestId: _internal, ...shown } = r;
   return { ...shown, amount: fromMicro(r.amount), remainingBalance: fromMicro(r.remainingBalance) };
 }

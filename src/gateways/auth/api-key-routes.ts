@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../errors/index.js';
-import type { ApiKeyStore } from './api-key-store.js';
+import { apiKeyRecordSchema, type ApiKeyStore } from './api-key-store.js';
 import { roles } from './principal.js';
 import { jsonBody } from '../http/context.js';
 import { json } from '../http/reply.js';
@@ -22,6 +22,12 @@ const createKey = z
     }
   });
 
+/** The key as created: its record, the key itself (shown this once), and why it cannot be used yet. */
+const createdKey = apiKeyRecordSchema.extend({
+  key: z.string().regex(/^hk_[a-z0-9]{16}_[A-Za-z0-9_-]{43}$/),
+  warnings: z.array(z.string()).optional(),
+});
+
 function unregisteredSupplier(did: string): string {
   return `no supplier is registered for ${did} yet: this key's requests are refused (403 SUPPLIER_NOT_AUTHORIZED) until POST /v1/suppliers registers it`;
 }
@@ -37,10 +43,12 @@ export function apiKeyRoutes(g: Guards, keys: ApiKeyStore, suppliers: Registry<S
       method: 'POST',
       path: '/v1/api-keys',
       doc: {
+        operationId: 'createApiKey',
         summary: 'Create an API key (admin); the key is shown once',
         tag: 'keys',
         body: createKey,
         responses: { 201: 'The key record with `key`, and `warnings` when the key cannot be used yet' },
+        responseBody: createdKey,
       },
       handler: guarded(g, ['admin'], async (ctx) => {
         const body = await jsonBody(ctx, createKey);
@@ -52,13 +60,26 @@ export function apiKeyRoutes(g: Guards, keys: ApiKeyStore, suppliers: Registry<S
     {
       method: 'GET',
       path: '/v1/api-keys',
-      doc: { summary: 'List API keys without their secrets (admin)', tag: 'keys', responses: { 200: '{items}' } },
+      doc: {
+        operationId: 'listApiKeys',
+        summary: 'List API keys without their secrets (admin)',
+        tag: 'keys',
+        responses: { 200: 'Every key, oldest first' },
+        responseBody: z.strictObject({ items: z.array(apiKeyRecordSchema) }),
+      },
       handler: guarded(g, ['admin'], async () => json(200, { items: await keys.list() })),
     },
     {
       method: 'DELETE',
       path: '/v1/api-keys/:id',
-      doc: { summary: 'Revoke an API key (admin)', tag: 'keys', responses: { 200: 'The revoked key record' } },
+      doc: {
+        operationId: 'revokeApiKey',
+        summary: 'Revoke an API key (admin)',
+        tag: 'keys',
+        responses: { 200: 'The revoked key record' },
+        responseBody: apiKeyRecordSchema,
+        errors: ['NOT_FOUND'],
+      },
       handler: guarded(g, ['admin'], async (ctx) => {
         const revoked = await keys.revoke(ctx.params.id ?? '');
         if (!revoked) throw new AppError('NOT_FOUND', `no API key ${ctx.params.id}`);

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../../store/db.js';
-import type { Principal, Role } from './principal.js';
+import { z } from 'zod';
+import { roles, type Principal, type Role } from './principal.js';
 import { TtlCache } from '../../ttl-cache.js';
 
 export interface ApiKeyRecord {
@@ -11,6 +12,16 @@ export interface ApiKeyRecord {
   createdAt: string;
   revokedAt?: string;
 }
+
+/** A key's record as the API answers it (never its secret or hash). */
+export const apiKeyRecordSchema = z.strictObject({
+  id: z.string(),
+  role: z.enum(roles),
+  did: z.string().optional(),
+  label: z.string().optional(),
+  createdAt: z.iso.datetime(),
+  revokedAt: z.iso.datetime().optional(),
+}) satisfies z.ZodType<ApiKeyRecord>;
 
 interface Row {
   id: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { claimView } from '../../actors/claim/claim.js';
+import { claimView, claimViewSchema } from '../../actors/claim/claim.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import { AppError } from '../../errors/index.js';
 import type { ClaimReads } from './claim-reads.js';
@@ -13,6 +13,8 @@ import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from '../auth/guard.js';
 import { did, resourceId } from '../registries/schemas.js';
 import { requestIdOf } from '../http/operation-id.js';
+import { askErrors } from '../http/ask-errors.js';
+import { pageOf } from '../http/pagination.js';
 import { claimRef } from '../../actors/claim/claim.js';
 
 const claimBody = z
@@ -51,10 +53,21 @@ export function claimRoutes(g: Guards, d: ClaimDeps): RouteSpec[] {
       method: 'POST',
       path: '/v1/claims',
       doc: {
+        operationId: 'submitClaim',
         summary: 'Submit a delivery claim for a redemption (supplier, signed)',
         tag: 'claims',
         body: claimBody,
         responses: { 201: 'The claim record' },
+        responseBody: claimViewSchema,
+        errors: [
+          'REDEMPTION_NOT_FOUND',
+          'CLAIM_NOT_YOURS',
+          'CLAIM_PROOF_INVALID',
+          'CLAIM_NOT_IN_PLAN',
+          'CLAIM_WINDOW_CLOSED',
+          'CLAIM_ALREADY_SUBMITTED',
+          ...askErrors,
+        ],
       },
       handler: guarded(g, ['supplier'], async (ctx, who) => {
         const body = await jsonBody(ctx, claimBody);
@@ -107,10 +120,13 @@ export function claimRoutes(g: Guards, d: ClaimDeps): RouteSpec[] {
       method: 'GET',
       path: '/v1/claims',
       doc: {
+        operationId: 'listClaims',
         summary: 'List claims (a supplier: its own)',
         tag: 'claims',
         query: claimQuery,
-        responses: { 200: '{items, total, limit, offset}' },
+        responses: { 200: 'A page of claims, newest first' },
+        responseBody: pageOf(claimViewSchema),
+        errors: ['VALIDATION_FAILED'],
       },
       handler: guarded(g, ['admin', 'implementer', 'regulator', 'supplier'], async (ctx, who) => {
         const q = parseWith(claimQuery, queryObject(ctx.query), 'query');
@@ -123,7 +139,14 @@ export function claimRoutes(g: Guards, d: ClaimDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/claims/:id',
-      doc: { summary: 'One claim', tag: 'claims', responses: { 200: 'The claim record' } },
+      doc: {
+        operationId: 'getClaim',
+        summary: 'One claim',
+        tag: 'claims',
+        responses: { 200: 'The claim record' },
+        responseBody: claimViewSchema,
+        errors: ['CLAIM_NOT_FOUND'],
+      },
       handler: guarded(g, ['admin', 'implementer', 'regulator', 'supplier'], async (ctx, who) => {
         const claim = await d.claims.get(ctx.params.id ?? '');
         if (!claim || (who.role === 'supplier' && claim.supplierDid !== who.did)) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorCodes } from '../../errors/index.js';
 import type { RouteSpec } from '../http/router.js';
+import { describeCodes, errorsByStatus } from './route-errors.js';
 
 type Json = Record<string, unknown>;
 
@@ -35,8 +36,9 @@ const idempotencyKey: Json = {
   schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,255}$' },
 };
 
-function schemaOf(schema: z.ZodType): Json {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+/** A zod schema as JSON Schema: `input` for what a route accepts, `output` for what it answers. */
+function schemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
   return rest;
 }
 
@@ -55,14 +57,57 @@ function requestBody(body: z.ZodType, types: readonly string[]): Json {
   return { required: true, content: Object.fromEntries(types.map((t) => [t, { schema }])) };
 }
 
+const errorRef: Json = { $ref: '#/components/schemas/Error' };
+const isJson = (type: string): boolean => /^application\/(.+\+)?json\b/.test(type);
+
+/**
+ * What one status answers. A success: the route's schema for JSON (`{}` when it has none; the
+ * docs test refuses that), a string for text (USSD's `CON …`, SSE, Prometheus, HTML). An error:
+ * the error body, or the route's own body (health's 503), or either when both can come.
+ */
+function contentOf(r: RouteSpec, status: number, hasCodes: boolean): Json {
+  const own = r.doc.responseBodies?.[status] ?? (status < 300 ? r.doc.responseBody : undefined);
+  if (status >= 400) {
+    const schema = !own
+      ? errorRef
+      : hasCodes
+        ? { anyOf: [schemaOf(own, 'output'), errorRef] }
+        : schemaOf(own, 'output');
+    return { 'application/json': { schema } };
+  }
+  const types = [r.doc.responseType ?? 'application/json'].flat();
+  const schemaFor = (type: string): Json => (!isJson(type) ? { type: 'string' } : own ? schemaOf(own, 'output') : {});
+  return Object.fromEntries(types.map((t) => [t, { schema: schemaFor(t) }]));
+}
+
+/** The route's own answers and the errors it can give (its own codes and those of its kind), by status. */
+function responsesOf(r: RouteSpec): Record<string, Json> {
+  const errors = errorsByStatus(r);
+  const statuses = [...new Set([...Object.keys(r.doc.responses).map(Number), ...errors.keys()])].sort((a, b) => a - b);
+  const responses: Record<string, Json> = {};
+  for (const status of statuses) {
+    const codes = errors.get(status) ?? [];
+    const description = [r.doc.responses[status], codes.length ? describeCodes(codes) : undefined]
+      .filter((d) => d !== undefined)
+      .join('\n\n');
+    // 204 No Content has no body to describe.
+    responses[status] =
+      status === 204 ? { description } : { description, content: contentOf(r, status, codes.length > 0) };
+  }
+  responses.default = {
+    description: 'Any other error: 500 `INTERNAL` or `ACTOR_FAILED`, 405 for another method (see the error codes)',
+    content: { 'application/json': { schema: errorRef } },
+  };
+  return responses;
+}
+
 /**
  * The OpenAPI 3.1 document of every documented route, built from the zod schemas the routes
- * parse with, so the document cannot drift from the code.
+ * parse with and answer in, so the document cannot drift from the code.
  */
 export function buildOpenApi(routes: readonly RouteSpec[], version: string): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const r of routes) {
-    if (!r.doc) continue;
     const path = r.path.replace(/:([A-Za-z]+)/g, '{$1}');
     const params = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
       name: m[1],
@@ -70,26 +115,8 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Jso
       required: true,
       schema: { type: 'string' },
     }));
-    const responses: Record<string, Json> = {};
-    for (const [status, description] of Object.entries(r.doc.responses)) {
-      const failure = Number(status) >= 400;
-      const types = failure ? ['application/json'] : [r.doc.responseType ?? 'application/json'].flat();
-      // A text reply (USSD's `CON …`/`END …`, SSE) is a string; a JSON one has its schema when known.
-      const schemaFor = (type: string): Json =>
-        failure
-          ? errorBody
-          : type.startsWith('text/')
-            ? { type: 'string' }
-            : status === '200' && r.doc.responseBody
-              ? schemaOf(r.doc.responseBody)
-              : {};
-      responses[status] = { description, content: Object.fromEntries(types.map((t) => [t, { schema: schemaFor(t) }])) };
-    }
-    responses.default = {
-      description: 'An error (see the error codes)',
-      content: { 'application/json': { schema: errorBody } },
-    };
     (paths[path] ??= {})[r.method.toLowerCase()] = {
+      operationId: r.doc.operationId,
       summary: r.doc.summary,
       tags: [r.doc.tag],
       parameters: [
@@ -99,11 +126,13 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Jso
       ],
       ...(r.doc.body ? { requestBody: requestBody(r.doc.body, r.doc.bodyTypes ?? ['application/json']) } : {}),
       ...(r.doc.public ? { security: [] } : r.doc.auth === 'ucan' ? { security: ucanSecurity } : {}),
-      responses,
+      responses: responsesOf(r),
     };
   }
   return {
     openapi: '3.1.0',
+    // Relative: the document is served by the gateway it describes, at whatever address it is reached.
+    servers: [{ url: '/', description: 'This gateway' }],
     info: {
       title: 'hearth',
       version,

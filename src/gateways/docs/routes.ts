@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { AppError } from '../../errors/index.js';
@@ -17,6 +18,17 @@ const types: Record<string, string> = {
   '.html': 'text/html',
   '.map': 'application/json',
 };
+
+/** This document, in outline (its rules are the OpenAPI 3.1 specification's). */
+const documentOutline = z.looseObject({
+  openapi: z.literal('3.1.0'),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+  components: z.record(z.string(), z.unknown()),
+});
+
+/** The one JSON asset: a source map of a script or stylesheet. */
+const sourceMap = z.looseObject({ version: z.literal(3), sources: z.array(z.string()), mappings: z.string() });
 
 const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>hearth API</title>
@@ -45,9 +57,11 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
       // Never touches PostgreSQL: served while it is down.
       usesDatabase: false,
       doc: {
+        operationId: 'getDocsPage',
         summary: 'Interactive API documentation (Swagger UI)',
         tag: 'docs',
         public: true,
+        responseType: 'text/html',
         responses: { 200: 'HTML page' },
       },
       handler: () => text(200, page, 'text/html; charset=utf-8'),
@@ -57,9 +71,11 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
       path: '/docs/init.js',
       usesDatabase: false,
       doc: {
+        operationId: 'getDocsInit',
         summary: 'Starts Swagger UI on /docs/openapi.json',
         tag: 'docs',
         public: true,
+        responseType: 'application/javascript',
         responses: { 200: 'JavaScript' },
       },
       handler: () => text(200, init, 'application/javascript'),
@@ -68,7 +84,14 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
       method: 'GET',
       path: '/docs/openapi.json',
       usesDatabase: false,
-      doc: { summary: 'This OpenAPI 3.1 document', tag: 'docs', public: true, responses: { 200: 'The document' } },
+      doc: {
+        operationId: 'getOpenApiDocument',
+        summary: 'This OpenAPI 3.1 document',
+        tag: 'docs',
+        public: true,
+        responses: { 200: 'The document' },
+        responseBody: documentOutline,
+      },
       handler: () => {
         document ??= JSON.stringify(buildOpenApi(router.list(), version));
         return text(200, document, 'application/json; charset=utf-8');
@@ -79,10 +102,14 @@ export function docsRoutes(router: Router, version: string): RouteSpec[] {
       path: '/docs/:asset',
       usesDatabase: false,
       doc: {
+        operationId: 'getDocsAsset',
         summary: 'A Swagger UI asset (from the swagger-ui-dist package)',
         tag: 'docs',
         public: true,
-        responses: { 200: 'The asset' },
+        responseType: [...new Set(Object.values(types))],
+        responses: { 200: 'The asset, by its extension: a script, a stylesheet, an image, a page or a source map' },
+        responseBody: sourceMap,
+        errors: ['NOT_FOUND'],
       },
       async handler(ctx: HttpContext) {
         const asset = ctx.params.asset ?? '';

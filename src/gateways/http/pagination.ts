@@ -7,3 +7,14 @@ export const pageQuery = z
     offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
   })
   .strict();
+
+/** A page of a list as the routes answer it: `{items, total, limit, offset}`. */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.strictObject({
+    items: z.array(item),
+    /** How many there are in all, past this page too. */
+    total: z.number().int().min(0),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  });
+}

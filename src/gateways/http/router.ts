@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ErrorCode } from '../../errors/index.js';
 import type { HttpContext } from './context.js';
 import type { Reply } from './reply.js';
 
@@ -7,18 +8,32 @@ export type Handler = (ctx: HttpContext) => Promise<Reply> | Reply;
 
 /** What the OpenAPI document says of a route (generated from the same zod schemas the route parses with). */
 export interface RouteDoc {
+  /** camelCase and unique in the document (`issueVoucher`): what generated clients name the call. */
+  operationId: string;
   summary: string;
   tag: string;
   body?: z.ZodType;
   query?: z.ZodType;
-  /** Status → description of the answers besides the common errors. */
+  /**
+   * Status → description of the route's own answers: its successes, and errors whose body is not
+   * the error body (health's 503).
+   */
   responses: Record<number, string>;
+  /**
+   * The error codes this route answers itself (its 404s, rule refusals, a query or path that fails
+   * validation, an actor's timeout). The document adds those of every route of its kind: API-key or
+   * UCAN authentication, a JSON body (read with `jsonBody`), Idempotency-Key, PostgreSQL down and
+   * draining (docs/openapi.ts, impliedErrors).
+   */
+  errors?: readonly ErrorCode[];
   /** Media types the body may come in. Default `application/json`. */
   bodyTypes?: readonly string[];
   /** Media type(s) of the answers below 400. Default `application/json`. */
   responseType?: string | readonly string[];
-  /** The shape of the 200 answer, when it is worth documenting. */
+  /** The shape of the route's JSON success answer (its 200, 201 or 202 in `responses`). */
   responseBody?: z.ZodType;
+  /** Per status, where answers differ in shape: two successes, or an error with a body of its own. */
+  responseBodies?: Record<number, z.ZodType>;
   /** No API key needed. */
   public?: boolean;
   /** How the caller authenticates (default an API key): `ucan` for the oracle's routes (spec 001). */

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { AppError } from '../../errors/index.js';
-import type { LedgerReads } from '../../ledger/ledger-reads.js';
+import { blockViewSchema, entryProofSchema, type LedgerReads } from '../../ledger/ledger-reads.js';
 import { parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from '../auth/guard.js';
-import { pageQuery } from '../http/pagination.js';
+import { pageOf, pageQuery } from '../http/pagination.js';
 
 const heightParams = z.object({ height: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }).strict();
 const entryParams = z.object({ id: z.string().regex(/^[1-9][0-9]{0,17}$/, 'must be a positive integer') }).strict();
@@ -19,10 +19,13 @@ export function ledgerRoutes(g: Guards, reads: LedgerReads): RouteSpec[] {
       method: 'GET',
       path: '/v1/ledger/blocks',
       doc: {
+        operationId: 'listLedgerBlocks',
         summary: 'Ledger blocks, newest first (regulator, admin)',
         tag: 'ledger',
         query: pageQuery,
-        responses: { 200: '{items, total, limit, offset}' },
+        responses: { 200: 'A page of blocks, newest first; `total` is the height of the head' },
+        responseBody: pageOf(blockViewSchema),
+        errors: ['VALIDATION_FAILED'],
       },
       handler: guarded(g, auditors, async (ctx) => {
         const q = parseWith(pageQuery, queryObject(ctx.query), 'query');
@@ -33,7 +36,14 @@ export function ledgerRoutes(g: Guards, reads: LedgerReads): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/ledger/blocks/:height',
-      doc: { summary: 'One ledger block (regulator, admin)', tag: 'ledger', responses: { 200: 'The block' } },
+      doc: {
+        operationId: 'getLedgerBlock',
+        summary: 'One ledger block (regulator, admin)',
+        tag: 'ledger',
+        responses: { 200: 'The block' },
+        responseBody: blockViewSchema,
+        errors: ['VALIDATION_FAILED', 'LEDGER_BLOCK_NOT_FOUND'],
+      },
       handler: guarded(g, auditors, async (ctx) => {
         const { height } = parseWith(heightParams, ctx.params, 'path');
         const block = await reads.block(height);
@@ -45,9 +55,12 @@ export function ledgerRoutes(g: Guards, reads: LedgerReads): RouteSpec[] {
       method: 'GET',
       path: '/v1/ledger/entries/:id',
       doc: {
+        operationId: 'getLedgerEntry',
         summary: 'A ledger entry with its block and Merkle inclusion path (regulator, admin)',
         tag: 'ledger',
-        responses: { 200: '{entryId, entry, leafHash, block, index, merklePath}' },
+        responses: { 200: 'The entry, the exact text hashed, its block, and its Merkle inclusion path' },
+        responseBody: entryProofSchema,
+        errors: ['VALIDATION_FAILED', 'LEDGER_ENTRY_NOT_FOUND', 'LEDGER_ENTRY_PENDING'],
       },
       handler: guarded(g, auditors, async (ctx) => {
         const { id } = parseWith(entryParams, ctx.params, 'path');

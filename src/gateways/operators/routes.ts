@@ -6,6 +6,7 @@ import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import type { DeadLetters } from './dead-letters.js';
 import type { OperatorActions } from './operator-actions.js';
+import { deadLetterSchema, letterOutcome, operatorActionSchema } from './views.js';
 
 const listQuery = z
   .object({
@@ -49,6 +50,7 @@ export function operatorRoutes(g: Guards, d: { deadLetters: DeadLetters; actions
     method: 'POST',
     path: `/v1/dead-letters/${action}`,
     doc: {
+      operationId: action === 'replay' ? 'replayDeadLetters' : 'discardDeadLetters',
       summary:
         action === 'replay'
           ? 'Replay dead letters to their mailbox (admin; recorded)'
@@ -58,6 +60,7 @@ export function operatorRoutes(g: Guards, d: { deadLetters: DeadLetters; actions
       responses: {
         200: `{results: [{type, partition, id, status}]}: \`${action === 'replay' ? 'replayed' : 'discarded'}\` (with \`messageId\` for a replay), or \`gone\` when it was no longer there`,
       },
+      responseBody: z.strictObject({ results: z.array(letterOutcome) }),
     },
     handler: guarded(g, ['admin'], async (ctx, who) => {
       const { items } = await jsonBody(ctx, letterRefs);
@@ -78,10 +81,13 @@ export function operatorRoutes(g: Guards, d: { deadLetters: DeadLetters; actions
       method: 'GET',
       path: '/v1/dead-letters',
       doc: {
+        operationId: 'listDeadLetters',
         summary: 'Dead letters, newest first, of one actor type or all (admin)',
         tag: 'operators',
         query: listQuery,
-        responses: { 200: '{items: [dead letter, secrets redacted], total}' },
+        responses: { 200: 'The newest dead letters (secrets redacted), and how many there are in all' },
+        responseBody: z.strictObject({ items: z.array(deadLetterSchema), total: z.number().int().min(0) }),
+        errors: ['VALIDATION_FAILED'],
       },
       handler: guarded(g, ['admin'], async (ctx) => {
         const q = parseWith(listQuery, queryObject(ctx.query), 'query');
@@ -93,9 +99,12 @@ export function operatorRoutes(g: Guards, d: { deadLetters: DeadLetters; actions
       method: 'GET',
       path: '/v1/dead-letters/:type/:partition/:id',
       doc: {
+        operationId: 'getDeadLetter',
         summary: 'One dead letter (admin; secrets redacted)',
         tag: 'operators',
         responses: { 200: 'The dead letter' },
+        responseBody: deadLetterSchema,
+        errors: ['VALIDATION_FAILED', 'NOT_FOUND'],
       },
       handler: guarded(g, ['admin'], async (ctx) => {
         const ref = parseWith(
@@ -120,10 +129,12 @@ export function operatorRoutes(g: Guards, d: { deadLetters: DeadLetters; actions
       method: 'GET',
       path: '/v1/operator-actions',
       doc: {
+        operationId: 'listOperatorActions',
         summary: 'What operators did through the API, newest first (admin)',
         tag: 'operators',
         query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }).strict(),
-        responses: { 200: '{items: [{id, at, keyId, action, target, detail}]}' },
+        responses: { 200: 'The newest operator actions' },
+        responseBody: z.strictObject({ items: z.array(operatorActionSchema) }),
       },
       handler: guarded(g, ['admin'], async (ctx) => {
         const limit = Math.min(500, Math.max(1, Number(ctx.query.get('limit') ?? 50) || 50));

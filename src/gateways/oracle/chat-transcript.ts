@@ -1,10 +1,35 @@
+import { z } from 'zod';
 import type { ChatRecord } from '../../actors/chat-session/messages.js';
 import type { Sql } from '../../store/db.js';
 import { toolOutputText } from './agent/tool-output.js';
 import type { TranscriptEntry } from './agent/history.js';
 
+/** A message as {@link chatTranscript} shows it. */
+export const transcriptEntrySchema = z.strictObject({
+  id: z.string(),
+  type: z.enum(['human', 'ai']),
+  content: z.string(),
+  toolCalls: z
+    .array(
+      z.strictObject({
+        name: z.string(),
+        id: z.string(),
+        args: z.unknown(),
+        status: z.string().optional(),
+        /** As text: ixo's SDK reads a string. */
+        output: z.string().optional(),
+      }),
+    )
+    .optional(),
+  isComplete: z.literal(true),
+  isReasoning: z.literal(false),
+});
+
 /** A session's messages in order, as `GET /messages/:sessionId` shows them (wire reference). */
-export async function chatTranscript(sql: Sql, sessionId: string): Promise<Array<Record<string, unknown>>> {
+export async function chatTranscript(
+  sql: Sql,
+  sessionId: string,
+): Promise<Array<z.output<typeof transcriptEntrySchema>>> {
   const rows = await sql<{ body: ChatRecord }[]>`
     SELECT body FROM actor_records WHERE actor_type = 'chat' AND actor_key = ${sessionId} AND kind = 'message'
     ORDER BY (body ->> 'seq')::int`;
@@ -15,7 +40,11 @@ export async function chatTranscript(sql: Sql, sessionId: string): Promise<Array
     // Outputs as text (ixo's SDK reads a string), also those of records stored before this rule.
     ...(m.toolCalls?.length
       ? {
-          toolCalls: m.toolCalls.map((c) => (c.output === undefined ? c : { ...c, output: toolOutputText(c.output) })),
+          // An absent output stays absent: JSON leaves out a key whose value is undefined.
+          toolCalls: m.toolCalls.map((c) => ({
+            ...c,
+            output: c.output === undefined ? undefined : toolOutputText(c.output),
+          })),
         }
       : {}),
     isComplete: true,

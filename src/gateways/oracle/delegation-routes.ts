@@ -29,10 +29,12 @@ export function delegationRoutes(
       method: 'POST',
       path: '/delegation',
       doc: {
+        operationId: 'storeDelegation',
         summary: 'Store the caller’s delegation to this oracle (UCAN)',
         tag: 'oracle',
         body: storeBody,
-        responses: { 200: '{ok: true, expiration?}' },
+        responses: { 200: 'Stored; `expiration` (Unix seconds) when the delegation has one' },
+        responseBody: z.strictObject({ ok: z.literal(true), expiration: z.number().int().optional() }),
       },
       handler: ucanGuarded(auth, async (ctx, who) => {
         const body = await jsonBody(ctx, storeBody);
@@ -58,16 +60,24 @@ export function delegationRoutes(
       method: 'GET',
       path: '/delegation',
       doc: {
+        operationId: 'getDelegation',
         summary: 'Whether the caller has a live delegation (UCAN)',
         tag: 'oracle',
-        responses: { 200: '{authorized, expiration?}' },
+        responses: { 200: 'Whether a stored delegation is live, and when it expires (Unix seconds) if it does' },
+        responseBody: z.strictObject({ authorized: z.boolean(), expiration: z.number().int().optional() }),
       },
       handler: ucanGuarded(auth, async (_ctx, who) => json(200, await d.store.status(who.did, d.clock()))),
     },
     {
       method: 'DELETE',
       path: '/delegation',
-      doc: { summary: 'Revoke the caller’s delegation (UCAN)', tag: 'oracle', responses: { 200: '{ok: true}' } },
+      doc: {
+        operationId: 'revokeDelegation',
+        summary: 'Revoke the caller’s delegation (UCAN)',
+        tag: 'oracle',
+        responses: { 200: 'Revoked (also when there was none)' },
+        responseBody: z.strictObject({ ok: z.literal(true) }),
+      },
       handler: ucanGuarded(auth, async (_ctx, who) => {
         await d.store.remove(who.did);
         return json(200, { ok: true });

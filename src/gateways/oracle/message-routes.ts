@@ -12,7 +12,8 @@ import { chosenModel, type ModelCatalog } from './agent/models.js';
 import type { HttpContext } from '../http/context.js';
 import { compareStreamIds, isStreamId } from '../../actors/runtime/stream-id.js';
 import type { Sql } from '../../store/db.js';
-import { chatTranscript } from './chat-transcript.js';
+import { chatTranscript, transcriptEntrySchema } from './chat-transcript.js';
+import { askErrors } from '../http/ask-errors.js';
 import { jsonBody, parseWith } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
@@ -20,6 +21,14 @@ import { abortBody, sendMessageBody } from './message-dto.js';
 import { turnStream, type TurnStreamDeps } from './turn-stream.js';
 import { ucanGuarded, type OracleAuth } from './oracle-auth.js';
 import { chatRef } from '../../actors/chat-session/messages.js';
+
+/** The JSON answer of a whole turn (no `stream`). */
+const turnAnswer = z.strictObject({
+  message: z.strictObject({ type: z.literal('ai'), content: z.string(), id: z.string() }),
+  sessionId: z.string(),
+  /** With `returnAllMessages`: the whole transcript, this turn's messages included. */
+  messages: z.array(transcriptEntrySchema).optional(),
+});
 
 const sessionParams = z.object({ sessionId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'is not a session id') });
 
@@ -43,10 +52,13 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
       method: 'POST',
       path: '/messages/abort',
       doc: {
+        operationId: 'abortMessage',
         summary: 'Abort the stream in flight of a session (UCAN; its owner only)',
         tag: 'oracle',
         body: abortBody,
-        responses: { 200: '{success}' },
+        responses: { 200: '`success`: whether a turn was in flight to abort' },
+        responseBody: z.strictObject({ success: z.boolean() }),
+        errors: ['CHAT_SESSION_NOT_FOUND', ...askErrors],
       },
       handler: ucanGuarded(auth, async (ctx, who) => {
         const { sessionId } = await jsonBody(ctx, abortBody);
@@ -63,9 +75,11 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
       doc: {
         summary:
           'Follow the turn in flight from any gateway: its SSE events from its start (or after Last-Event-ID), through done; 204 when none (UCAN; its owner only)',
+        operationId: 'followTurn',
         tag: 'oracle',
         responseType: 'text/event-stream',
         responses: { 200: 'text/event-stream, frames with id:', 204: 'no turn in flight' },
+        errors: ['VALIDATION_FAILED', 'CHAT_SESSION_NOT_FOUND', ...askErrors],
       },
       handler: ucanGuarded(auth, async (ctx, who) => {
         const { sessionId } = parseWith(sessionParams, ctx.params, 'path');
@@ -89,9 +103,12 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
       method: 'GET',
       path: '/messages/:sessionId',
       doc: {
+        operationId: 'listMessages',
         summary: 'The messages of a session (UCAN; its owner only)',
         tag: 'oracle',
-        responses: { 200: '{messages}' },
+        responses: { 200: 'The transcript, in order' },
+        responseBody: z.strictObject({ messages: z.array(transcriptEntrySchema) }),
+        errors: ['VALIDATION_FAILED', 'CHAT_SESSION_NOT_FOUND', ...askErrors],
       },
       handler: ucanGuarded(auth, async (ctx, who) => {
         const { sessionId } = parseWith(sessionParams, ctx.params, 'path');
@@ -103,11 +120,22 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
       method: 'POST',
       path: '/messages/:sessionId',
       doc: {
+        operationId: 'sendMessage',
         summary: 'Send a message: one JSON reply, or an SSE stream with `stream: true` (UCAN; its owner only)',
         tag: 'oracle',
         body: sendMessageBody,
         responseType: ['application/json', 'text/event-stream'],
-        responses: { 200: '{message: {type, content, id}, sessionId, messages?} or text/event-stream' },
+        responses: { 200: 'The answer as JSON, or with `stream: true` its events as text/event-stream' },
+        responseBody: turnAnswer,
+        errors: [
+          'CHAT_SESSION_NOT_FOUND',
+          'PAYMENT_REQUIRED',
+          'CHAT_TURN_IN_FLIGHT',
+          'CHAT_REQUEST_ID_REUSED',
+          'MODEL_RATE_LIMITED',
+          'MODEL_UNAVAILABLE',
+          ...askErrors,
+        ],
       },
       // A whole turn without `stream` waits on the model (bounded by its idle timeout and the
       // client-call timeout), which can outlast REQUEST_DEADLINE_MS.

@@ -1,4 +1,4 @@
-import type { ModelCatalog } from './agent/models.js';
+import { modelCatalogSchema, type ModelCatalog } from './agent/models.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 
@@ -13,10 +13,12 @@ export function modelsRoute(catalog: ModelCatalog): RouteSpec {
     path: '/models',
     usesDatabase: false,
     doc: {
+      operationId: 'listModels',
       summary: 'The language models a message may ask for, and the default',
       tag: 'oracle',
       public: true,
-      responses: { 200: '{models: [{id, label, family, vision, isDefault}], default}' },
+      responses: { 200: 'The models, the default first' },
+      responseBody: modelCatalogSchema,
     },
     handler: () => json(200, catalog),
   };

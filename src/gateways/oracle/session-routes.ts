@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { SESSION_DELETED, sessionView } from '../../actors/chat-session/messages.js';
+import { SESSION_DELETED, sessionView, sessionViewSchema } from '../../actors/chat-session/messages.js';
+import { askErrors } from '../http/ask-errors.js';
 import { isAppError } from '../../errors/index.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { ChatReads } from './chat-reads.js';
@@ -35,7 +36,14 @@ export function sessionRoutes(
     {
       method: 'POST',
       path: '/sessions',
-      doc: { summary: 'Create a chat session (UCAN)', tag: 'oracle', responses: { 201: 'The session record' } },
+      doc: {
+        operationId: 'createChatSession',
+        summary: 'Create a chat session (UCAN)',
+        tag: 'oracle',
+        responses: { 201: 'The session record' },
+        responseBody: sessionViewSchema,
+        errors: askErrors,
+      },
       handler: ucanGuarded(auth, async (_ctx, who) => {
         const session = await d.client.ask(chatRef, randomUUID(), {
           kind: 'create',
@@ -51,10 +59,13 @@ export function sessionRoutes(
       method: 'GET',
       path: '/sessions',
       doc: {
+        operationId: 'listChatSessions',
         summary: "The caller's chat sessions, newest first (UCAN)",
         tag: 'oracle',
         query: sessionQuery,
-        responses: { 200: '{sessions, total}' },
+        responses: { 200: 'A page of the sessions, and how many there are in all' },
+        responseBody: z.strictObject({ sessions: z.array(sessionViewSchema), total: z.number().int().min(0) }),
+        errors: ['VALIDATION_FAILED'],
       },
       handler: ucanGuarded(auth, async (ctx, who) => {
         const q = parseWith(sessionQuery, queryObject(ctx.query), 'query');
@@ -66,9 +77,12 @@ export function sessionRoutes(
       method: 'DELETE',
       path: '/sessions/:sessionId',
       doc: {
+        operationId: 'deleteChatSession',
         summary: 'Delete a chat session (UCAN; its owner only; idempotent)',
         tag: 'oracle',
-        responses: { 200: '{message}, also for a session that is gone or never was the caller’s' },
+        responses: { 200: '`{message}`, also for a session that is gone or never was the caller’s' },
+        responseBody: z.strictObject({ message: z.literal(SESSION_DELETED) }),
+        errors: ['VALIDATION_FAILED', ...askErrors],
       },
       handler: ucanGuarded(auth, async (ctx, who) => {
         const { sessionId } = parseWith(sessionParams, ctx.params, 'path');

@@ -6,13 +6,14 @@ import { jsonBody, parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from '../auth/guard.js';
-import { pageQuery } from '../http/pagination.js';
+import { pageOf, pageQuery } from '../http/pagination.js';
+import { registryRecords } from './schemas.js';
 
 export interface RegistryRoutes<T extends object> {
   /** Collection path, e.g. `/v1/households`. */
   path: string;
-  /** Singular name for messages, e.g. `household`. */
-  name: string;
+  /** Singular name for messages and operation ids, e.g. `household`; it names the record's schema too. */
+  name: keyof typeof registryRecords;
   registry: Registry<T>;
   create: z.ZodType<T, unknown>;
   update: z.ZodType<Partial<T>, unknown>;
@@ -26,11 +27,22 @@ export interface RegistryRoutes<T extends object> {
 export function registryRoutes<T extends object>(g: Guards, r: RegistryRoutes<T>): RouteSpec[] {
   const notFound = (id: string): AppError => new AppError('NOT_FOUND', `no ${r.name} ${id}`);
   const allRoles: Role[] = ['admin', 'implementer', 'supplier', 'regulator', 'household'];
+  const record = registryRecords[r.name];
+  // `createHousehold`, `listHouseholds`…: every registry's name takes an s in the plural.
+  const one = r.name.charAt(0).toUpperCase() + r.name.slice(1);
   return [
     {
       method: 'POST',
       path: r.path,
-      doc: { summary: `Create a ${r.name}`, tag: 'registries', body: r.create, responses: { 201: `The ${r.name}` } },
+      doc: {
+        operationId: `create${one}`,
+        summary: `Create a ${r.name}`,
+        tag: 'registries',
+        body: r.create,
+        responses: { 201: `The ${r.name}` },
+        responseBody: record,
+        errors: ['ALREADY_EXISTS'],
+      },
       handler: guarded(g, r.writeRoles, async (ctx) => {
         const record = await jsonBody(ctx, r.create);
         const created = await taken(r.name, () => r.registry.create(record));
@@ -42,10 +54,13 @@ export function registryRoutes<T extends object>(g: Guards, r: RegistryRoutes<T>
       method: 'GET',
       path: r.path,
       doc: {
+        operationId: `list${one}s`,
         summary: `List ${r.name} records`,
         tag: 'registries',
         query: pageQuery,
-        responses: { 200: '{items, total, limit, offset}' },
+        responses: { 200: `A page of ${r.name} records, newest first` },
+        responseBody: pageOf(record),
+        errors: ['VALIDATION_FAILED'],
       },
       handler: guarded(g, r.readRoles, async (ctx) => {
         const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');
@@ -55,7 +70,14 @@ export function registryRoutes<T extends object>(g: Guards, r: RegistryRoutes<T>
     {
       method: 'GET',
       path: `${r.path}/:id`,
-      doc: { summary: `One ${r.name}`, tag: 'registries', responses: { 200: `The ${r.name}` } },
+      doc: {
+        operationId: `get${one}`,
+        summary: `One ${r.name}`,
+        tag: 'registries',
+        responses: { 200: `The ${r.name}` },
+        responseBody: record,
+        errors: ['NOT_FOUND'],
+      },
       handler: guarded(g, allRoles, async (ctx, who) => {
         const id = ctx.params.id ?? '';
         if (!r.readRoles.includes(who.role) && !r.mayReadOne?.(who, id)) {
@@ -69,7 +91,15 @@ export function registryRoutes<T extends object>(g: Guards, r: RegistryRoutes<T>
     {
       method: 'PATCH',
       path: `${r.path}/:id`,
-      doc: { summary: `Update a ${r.name}`, tag: 'registries', body: r.update, responses: { 200: `The ${r.name}` } },
+      doc: {
+        operationId: `update${one}`,
+        summary: `Update a ${r.name}`,
+        tag: 'registries',
+        body: r.update,
+        responses: { 200: `The ${r.name}` },
+        responseBody: record,
+        errors: ['NOT_FOUND', 'ALREADY_EXISTS'],
+      },
       handler: guarded(g, r.writeRoles, async (ctx) => {
         const id = ctx.params.id ?? '';
         const patch = await jsonBody(ctx, r.update);

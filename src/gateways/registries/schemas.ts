@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ed25519FromDidKey } from '../auth/did-key.js';
+import type { Certificate, Household, Product, Supplier } from '../../store/registries/records.js';
 
 export const did = z.string().regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]{1,256}$/, 'must be a DID such as did:key:z6Mk…');
 export const resourceId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 letters, digits, . _ : -');
@@ -79,3 +80,51 @@ export const certificateUpdate = z
   .object({ status: z.enum(['verified', 'pending', 'revoked']), monitoringPlan, verifiedReduction: amount })
   .partial()
   .strict();
+
+/** When the registry wrote a record (store/registries/registry.ts, fromRow): on every record it answers. */
+const stamps = { createdAt: z.iso.datetime(), updatedAt: z.iso.datetime() };
+type Stamped<T> = T & { createdAt: string; updatedAt: string };
+
+/**
+ * The records as the registries answer them: the stored fields (an empty one left out) and the
+ * stamps. `satisfies` ties each to its record type, so a field added there must be added here.
+ */
+const householdRecord = z.strictObject({
+  did: z.string(),
+  phoneNumber: z.string().optional(),
+  ...stamps,
+}) satisfies z.ZodType<Stamped<Household>>;
+const supplierRecord = z.strictObject({
+  did: z.string(),
+  name: z.string(),
+  authorized: z.boolean(),
+  publicKey: z.string(),
+  phoneNumber: z.string().optional(),
+  ...stamps,
+}) satisfies z.ZodType<Stamped<Supplier>>;
+const productRecord = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  approved: z.boolean(),
+  ...stamps,
+}) satisfies z.ZodType<Stamped<Product>>;
+const certificateRecord = z.strictObject({
+  id: z.string(),
+  projectId: z.string(),
+  verifiedReduction: z.number(),
+  status: z.enum(['verified', 'pending', 'revoked']),
+  monitoringPlan: z.strictObject({
+    approvedProducts: z.array(z.string()),
+    acceptedCredentialTypes: z.array(z.string()),
+    claimWindowDays: z.number().int(),
+  }),
+  ...stamps,
+}) satisfies z.ZodType<Stamped<Certificate>>;
+
+/** Each registry the API serves, by its singular name: its record as answered. */
+export const registryRecords = {
+  household: householdRecord,
+  supplier: supplierRecord,
+  product: productRecord,
+  certificate: certificateRecord,
+} as const;

@@ -14,10 +14,12 @@ import { jsonBody, parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from '../auth/guard.js';
-import { pageQuery } from '../http/pagination.js';
+import { pageOf, pageQuery } from '../http/pagination.js';
 import { requestIdOf } from '../http/operation-id.js';
-import { responseCreate, surveyCreate } from './schemas.js';
-import { surveyResponseRef } from '../../actors/survey/response-actor.js';
+import { responseCreate, surveyCreate, surveyViewSchema } from './schemas.js';
+import { surveyResponseRef, surveyResponseSchema } from '../../actors/survey/response-actor.js';
+import { surveyTemplateSchema } from '../../actors/survey/template.js';
+import { askErrors } from '../http/ask-errors.js';
 import { surveyRef } from '../../actors/survey/survey-actor.js';
 
 export interface SurveyDeps {
@@ -50,10 +52,13 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
       method: 'POST',
       path: '/v1/surveys',
       doc: {
+        operationId: 'createSurvey',
         summary: 'Create a survey campaign with its template and sample size',
         tag: 'surveys',
         body: surveyCreate,
         responses: { 201: 'The survey' },
+        responseBody: surveyViewSchema,
+        errors: ['SURVEY_CONFIG_INVALID', ...askErrors],
       },
       handler: guarded(g, ['implementer', 'admin'], async (ctx, who) => {
         const body = await jsonBody(ctx, surveyCreate);
@@ -91,10 +96,13 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
       method: 'GET',
       path: '/v1/surveys',
       doc: {
+        operationId: 'listSurveys',
         summary: 'List surveys',
         tag: 'surveys',
         query: pageQuery,
-        responses: { 200: '{items, total, limit, offset}' },
+        responses: { 200: 'A page of surveys, newest first' },
+        responseBody: pageOf(surveyViewSchema),
+        errors: ['VALIDATION_FAILED'],
       },
       handler: guarded(g, [...readers, 'household'], async (ctx) => {
         const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');
@@ -105,7 +113,14 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/surveys/:id',
-      doc: { summary: 'One survey', tag: 'surveys', responses: { 200: 'The survey' } },
+      doc: {
+        operationId: 'getSurvey',
+        summary: 'One survey',
+        tag: 'surveys',
+        responses: { 200: 'The survey' },
+        responseBody: surveyViewSchema,
+        errors: ['SURVEY_NOT_FOUND'],
+      },
       handler: guarded(g, [...readers, 'household'], async (ctx) =>
         json(200, surveyView(await survey(ctx.params.id ?? ''))),
       ),
@@ -113,7 +128,14 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/surveys/:id/template',
-      doc: { summary: 'The versioned template of a survey', tag: 'surveys', responses: { 200: 'The template' } },
+      doc: {
+        operationId: 'getSurveyTemplate',
+        summary: 'The versioned template of a survey',
+        tag: 'surveys',
+        responses: { 200: 'The template' },
+        responseBody: surveyTemplateSchema,
+        errors: ['SURVEY_NOT_FOUND'],
+      },
       handler: guarded(g, [...readers, 'household'], async (ctx) =>
         json(200, (await survey(ctx.params.id ?? '')).template),
       ),
@@ -121,7 +143,14 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/templates/:templateId',
-      doc: { summary: 'A survey template by its versioned id', tag: 'surveys', responses: { 200: 'The template' } },
+      doc: {
+        operationId: 'getTemplate',
+        summary: 'A survey template by its versioned id',
+        tag: 'surveys',
+        responses: { 200: 'The template' },
+        responseBody: surveyTemplateSchema,
+        errors: ['NOT_FOUND'],
+      },
       handler: guarded(g, [...readers, 'household'], async (ctx) => {
         const t = await d.reads.template(ctx.params.templateId ?? '');
         if (!t) throw new AppError('NOT_FOUND', `no template ${ctx.params.templateId}`);
@@ -132,10 +161,19 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
       method: 'POST',
       path: '/v1/surveys/:id/responses',
       doc: {
+        operationId: 'submitSurveyResponse',
         summary: "Submit a household's answers",
         tag: 'surveys',
         body: responseCreate,
         responses: { 201: 'The survey response' },
+        responseBody: surveyResponseSchema,
+        errors: [
+          'SURVEY_NOT_FOUND',
+          'HOUSEHOLD_NOT_REGISTERED',
+          'SURVEY_RESPONSE_INVALID',
+          'SURVEY_RESPONSE_CONFLICT',
+          ...askErrors,
+        ],
       },
       handler: guarded(g, ['implementer', 'admin', 'household'], async (ctx, who) => {
         const s = await survey(ctx.params.id ?? '');
@@ -164,10 +202,13 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
       method: 'GET',
       path: '/v1/surveys/:id/responses',
       doc: {
+        operationId: 'listSurveyResponses',
         summary: 'Responses of a survey (a household key: its own)',
         tag: 'surveys',
         query: pageQuery,
-        responses: { 200: '{items, total, limit, offset}' },
+        responses: { 200: 'A page of responses, newest first' },
+        responseBody: pageOf(surveyResponseSchema),
+        errors: ['VALIDATION_FAILED', 'SURVEY_NOT_FOUND'],
       },
       handler: guarded(g, [...readers, 'household'], async (ctx, who) => {
         const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');
@@ -180,7 +221,14 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
     {
       method: 'GET',
       path: '/v1/surveys/:id/responses/:responseId',
-      doc: { summary: 'One survey response', tag: 'surveys', responses: { 200: 'The survey response' } },
+      doc: {
+        operationId: 'getSurveyResponse',
+        summary: 'One survey response',
+        tag: 'surveys',
+        responses: { 200: 'The survey response' },
+        responseBody: surveyResponseSchema,
+        errors: ['RESPONSE_NOT_FOUND'],
+      },
       handler: guarded(g, [...readers, 'household'], async (ctx, who) => {
         const r = await d.reads.response(ctx.params.responseId ?? '');
         if (!visible(who, r) || r.surveyId !== ctx.params.id) {
@@ -193,9 +241,12 @@ export function surveyRoutes(g: Guards, d: SurveyDeps): RouteSpec[] {
       method: 'POST',
       path: '/v1/surveys/:id/responses/:responseId/verification',
       doc: {
+        operationId: 'verifySurveyResponse',
         summary: 'Verify a response (regulator with a DID)',
         tag: 'surveys',
         responses: { 200: 'The response with its verification' },
+        responseBody: surveyResponseSchema,
+        errors: ['RESPONSE_NOT_FOUND', ...askErrors],
       },
       handler: guarded(g, ['regulator'], async (ctx, who) => {
         if (!who.did) throw new AppError('FORBIDDEN', 'verifying needs a regulator key issued with the regulator DID');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { surveyTypes } from '../../actors/survey/template.js';
+import type { SurveyState } from '../../actors/survey/survey-actor.js';
+import { surveyTemplateSchema, surveyTypes } from '../../actors/survey/template.js';
 import { did } from '../registries/schemas.js';
 
 export const surveyCreate = z
@@ -33,3 +34,24 @@ export const responseCreate = z
     responses: z.record(z.string().min(1).max(64), z.record(z.string().min(1).max(64), z.unknown())),
   })
   .strict();
+
+/** A survey as the API answers it: the actor's state without the request id (routes.ts, surveyView). */
+export const surveyViewSchema = z.strictObject({
+  id: z.string(),
+  type: z.enum(surveyTypes),
+  projectId: z.string(),
+  status: z.literal('open'),
+  templateId: z.string(),
+  template: surveyTemplateSchema,
+  /** As it was asked for at creation. */
+  sampling: surveyCreate.shape.sampling,
+  /** Cochran's sample size (actors/survey/sample-size.ts) against the size asked for. */
+  sampleSize: z.strictObject({
+    required: z.number().int(),
+    requested: z.number().int(),
+    sufficient: z.boolean(),
+    z: z.number(),
+    withoutCorrection: z.number().int(),
+  }),
+  createdAt: z.iso.datetime(),
+}) satisfies z.ZodType<Omit<SurveyState, 'requestId'>>;

@@ -1,23 +1,24 @@
 import { z } from 'zod';
 import type { RouteSpec } from '../http/router.js';
 import { json, type Reply } from '../http/reply.js';
-import type { LiveSessions } from './live-sessions.js';
+import type { LiveSession, LiveSessions } from './live-sessions.js';
+import { askErrors } from '../http/ask-errors.js';
 import { endLine, ussdHop, type HopDeps } from './hop.js';
 import { readUssdRequest, ussdRequest } from './request.js';
 import { sessionEvents, ussdEvent, type SessionEventDeps } from './session-events.js';
 import { guarded, type Guards } from '../auth/guard.js';
 
 /** The session list's shape, for the OpenAPI document. */
-const liveSessionList = z.object({
+const liveSessionList = z.strictObject({
   sessions: z.array(
-    z.object({
+    z.strictObject({
       sessionId: z.string(),
       phoneNumber: z.string(),
       serviceCode: z.string(),
       state: z.string(),
-      startedAt: z.string().datetime(),
-      lastActivityAt: z.string().datetime(),
-    }),
+      startedAt: z.iso.datetime(),
+      lastActivityAt: z.iso.datetime(),
+    }) satisfies z.ZodType<LiveSession>,
   ),
   count: z.number().int(),
 });
@@ -49,6 +50,7 @@ export function ussdRoutes(
       method: 'POST',
       path: '/api/ussd',
       doc: {
+        operationId: 'answerUssdRequest',
         summary: 'One USSD request from a telecom aggregator (JSON or form-encoded); answers CON/END text',
         tag: 'ussd',
         body: ussdRequest,
@@ -84,6 +86,7 @@ export function ussdRoutes(
       method: 'POST',
       path: '/api/ussd/events',
       doc: {
+        operationId: 'receiveUssdEvent',
         summary: "An aggregator's end-of-session notification (Africa's Talking USSD events; form-encoded or JSON)",
         tag: 'ussd',
         body: ussdEvent,
@@ -94,6 +97,7 @@ export function ussdRoutes(
           200: '`OK`: the session is closed (a late request with its id gets END) and its outcome counted in `hearth_ussd_session_outcomes_total{status,service_code,network}`, once per session',
           400: 'a malformed notification (no sessionId or status, a body that is neither form nor JSON)',
         },
+        errors: ['VALIDATION_FAILED', 'BODY_TOO_LARGE', ...askErrors],
       },
       // Like /api/ussd: a restart's drain still takes the aggregator's reports.
       serveWhileDraining: true,
@@ -106,6 +110,7 @@ export function ussdRoutes(
       method: 'GET',
       path: '/api/ussd/sessions',
       doc: {
+        operationId: 'listUssdSessions',
         summary: 'Live USSD sessions (admin, implementer)',
         tag: 'ussd',
         responses: { 200: 'the live sessions, newest first (at most 1,000), and how many there are in all' },

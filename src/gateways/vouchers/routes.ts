@@ -1,7 +1,13 @@
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { VoucherState } from '../../actors/voucher/messages.js';
 import { toMicro } from '../../actors/voucher/money.js';
-import { redemptionView, voucherIdFor, voucherView } from '../../actors/voucher/representation.js';
+import {
+  redemptionView,
+  redemptionViewSchema,
+  voucherIdFor,
+  voucherView,
+  voucherViewSchema,
+} from '../../actors/voucher/representation.js';
 import { AppError } from '../../errors/index.js';
 import type { Certificate, Household, Product, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
@@ -11,7 +17,8 @@ import { jsonBody, parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from '../auth/guard.js';
-import { pageQuery } from '../http/pagination.js';
+import { pageOf, pageQuery } from '../http/pagination.js';
+import { askErrors } from '../http/ask-errors.js';
 import { requestIdOf } from '../http/operation-id.js';
 import { checkDates, issueBody, redeemBody, revokeBody, voucherListQuery } from './schemas.js';
 import type { VoucherPlans } from './product-rule.js';
@@ -63,10 +70,21 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
       method: 'POST',
       path: '/v1/vouchers/issue',
       doc: {
+        operationId: 'issueVoucher',
         summary: 'Issue a voucher against a verified certificate (implementer)',
         tag: 'vouchers',
         body: issueBody,
         responses: { 201: 'The voucher' },
+        responseBody: voucherViewSchema,
+        errors: [
+          'INVALID_DATES',
+          'CERTIFICATE_NOT_FOUND',
+          'CERTIFICATE_NOT_VERIFIED',
+          'HOUSEHOLD_NOT_REGISTERED',
+          'VALUE_MISMATCH',
+          'CERTIFICATE_ALREADY_USED',
+          ...askErrors,
+        ],
       },
       handler: guarded(g, ['implementer', 'admin'], async (ctx, who) => {
         const body = await jsonBody(ctx, issueBody);
@@ -101,10 +119,22 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
       method: 'POST',
       path: '/v1/vouchers/redeem',
       doc: {
+        operationId: 'redeemVoucher',
         summary: 'Redeem part of a voucher (supplier, signed)',
         tag: 'vouchers',
         body: redeemBody,
         responses: { 201: 'The redemption record' },
+        responseBody: redemptionViewSchema,
+        errors: [
+          'VOUCHER_NOT_FOUND',
+          'SUPPLIER_DID_MISMATCH',
+          'SUPPLIER_NOT_AUTHORIZED',
+          'PRODUCT_NOT_APPROVED',
+          'VOUCHER_NOT_ACTIVE',
+          'VOUCHER_EXPIRED',
+          'INSUFFICIENT_BALANCE',
+          ...askErrors,
+        ],
       },
       handler: guarded(g, ['supplier'], async (ctx, who) => {
         const { voucherCode, ...rest } = await jsonBody(ctx, redeemBody);
@@ -140,10 +170,13 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
       method: 'POST',
       path: '/v1/vouchers/:id/revoke',
       doc: {
+        operationId: 'revokeVoucher',
         summary: 'Revoke an active voucher (implementer)',
         tag: 'vouchers',
         body: revokeBody,
         responses: { 200: 'The voucher, revoked' },
+        responseBody: voucherViewSchema,
+        errors: ['VOUCHER_NOT_FOUND', 'VOUCHER_NOT_ACTIVE', ...askErrors],
       },
       handler: guarded(g, ['implementer', 'admin'], async (ctx) => {
         const body = await jsonBody(ctx, revokeBody);
@@ -156,10 +189,13 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
       method: 'GET',
       path: '/v1/vouchers',
       doc: {
+        operationId: 'listVouchers',
         summary: 'List vouchers (a household key: its own)',
         tag: 'vouchers',
         query: voucherListQuery,
-        responses: { 200: '{items, total, limit, offset}' },
+        responses: { 200: 'A page of vouchers, newest first' },
+        responseBody: pageOf(voucherViewSchema),
+        errors: ['VALIDATION_FAILED'],
       },
       handler: guarded(g, ['admin', 'implementer', 'regulator', 'household'], async (ctx, who) => {
         const q = parseWith(voucherListQuery, queryObject(ctx.query), 'query');
@@ -187,9 +223,12 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
       method: 'GET',
       path: '/v1/vouchers/:id',
       doc: {
+        operationId: 'getVoucher',
         summary: 'One voucher, by its id or its 10-digit code',
         tag: 'vouchers',
         responses: { 200: 'The voucher' },
+        responseBody: voucherViewSchema,
+        errors: ['VOUCHER_NOT_FOUND'],
       },
       handler: guarded(g, ['admin', 'implementer', 'regulator', 'household', 'supplier'], async (ctx, who) => {
         const v = await d.reads.get(await voucherIdOf(d.codes, ctx.params.id ?? ''));
@@ -201,10 +240,13 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
       method: 'GET',
       path: '/v1/vouchers/:id/redemptions',
       doc: {
+        operationId: 'listVoucherRedemptions',
         summary: 'Redemptions of a voucher (a supplier: its own)',
         tag: 'vouchers',
         query: pageQuery,
-        responses: { 200: '{items, total, limit, offset}' },
+        responses: { 200: 'A page of redemptions, in the order they were made' },
+        responseBody: pageOf(redemptionViewSchema),
+        errors: ['VALIDATION_FAILED', 'VOUCHER_NOT_FOUND'],
       },
       handler: guarded(g, ['admin', 'implementer', 'regulator', 'household', 'supplier'], async (ctx, who) => {
         const { limit, offset } = parseWith(pageQuery, queryObject(ctx.query), 'query');

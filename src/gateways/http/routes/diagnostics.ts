@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import type { ActorClient } from '../../../actors/runtime/actor-client.js';
+import { counterStateSchema } from '../../../actors/diagnostics/counter.js';
+import { echoReply } from '../../../actors/diagnostics/echo.js';
+import { askErrors } from '../ask-errors.js';
 import { jsonBody, parseWith } from '../context.js';
 import { json } from '../reply.js';
 import type { RouteSpec } from '../router.js';
@@ -18,10 +21,15 @@ export function diagnosticsRoutes(client: ActorClient): RouteSpec[] {
       method: 'POST',
       path: '/v1/diagnostics/echo',
       doc: {
+        operationId: 'echo',
         summary: 'Round trip through the echo actor (HEARTH_DIAGNOSTICS=true)',
         tag: 'diagnostics',
+        // No guard: the routes exist only where HEARTH_DIAGNOSTICS is set, for operators and tests.
+        public: true,
         body: echoBody,
         responses: { 200: 'The payload, echoed by the actor' },
+        responseBody: echoReply,
+        errors: askErrors,
       },
       async handler(ctx) {
         const body = await jsonBody(ctx, echoBody);
@@ -32,10 +40,14 @@ export function diagnosticsRoutes(client: ActorClient): RouteSpec[] {
       method: 'POST',
       path: '/v1/diagnostics/counters/:key',
       doc: {
+        operationId: 'addToCounter',
         summary: 'Add to a counter actor (HEARTH_DIAGNOSTICS=true)',
         tag: 'diagnostics',
+        public: true,
         body: addBody,
         responses: { 200: 'The counter after the addition' },
+        responseBody: counterStateSchema,
+        errors: askErrors,
       },
       async handler(ctx) {
         const { key } = parseWith(counterParams, ctx.params, 'path');
@@ -47,9 +59,13 @@ export function diagnosticsRoutes(client: ActorClient): RouteSpec[] {
       method: 'GET',
       path: '/v1/diagnostics/counters/:key',
       doc: {
+        operationId: 'getCounter',
         summary: 'Read a counter actor (HEARTH_DIAGNOSTICS=true)',
         tag: 'diagnostics',
+        public: true,
         responses: { 200: 'The counter' },
+        responseBody: counterStateSchema,
+        errors: ['VALIDATION_FAILED', ...askErrors],
       },
       async handler(ctx) {
         const { key } = parseWith(counterParams, ctx.params, 'path');

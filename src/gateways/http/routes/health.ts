@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { RedisClient } from '../../../actors/runtime/redis.js';
+import { ledgerStatusSchema } from '../../../ledger/ledger-reads.js';
 import { publicReason } from '../../../ledger/public-reason.js';
 import type { Logger } from '../../../log.js';
 import type { Sql } from '../../../store/db.js';
@@ -45,6 +47,25 @@ function postgresCheck(d: HealthDeps): Promise<string> {
   return check(() => d.sql`select 1`, 'postgres', d.log);
 }
 
+/** `ok`, or `unreachable: <cause>` (see check). */
+const checkResult = z.string();
+
+/**
+ * The body of both answers. Its details are the one startHearth reports (hearth.ts): the
+ * ledger's state with its backend, or the error that kept it from being read.
+ */
+export const healthBody = z.strictObject({
+  status: z.enum(['ok', 'error']),
+  timestamp: z.iso.datetime(),
+  checks: z.strictObject({ redis: checkResult, postgres: checkResult }),
+  ledger: z
+    .union([
+      ledgerStatusSchema.extend({ backend: z.enum(['journal', 'cosmos']) }),
+      z.strictObject({ error: z.string() }),
+    ])
+    .optional(),
+});
+
 export interface HealthDeps {
   redis: RedisClient;
   sql: Sql;
@@ -70,10 +91,13 @@ export function healthRoute(d: HealthDeps): RouteSpec {
     // Reports PostgreSQL's state itself, down or not.
     usesDatabase: false,
     doc: {
+      operationId: 'getHealth',
       summary: 'Pings Redis and PostgreSQL; 503 names the failing part',
       tag: 'operations',
       public: true,
-      responses: { 200: '{status, timestamp, checks, ledger}', 503: '{status:"error", timestamp, checks, ledger}' },
+      responses: { 200: 'Redis and PostgreSQL answer', 503: '`status: "error"`: a check names the failing part' },
+      responseBody: healthBody,
+      responseBodies: { 503: healthBody },
     },
     async handler() {
       const [redis, postgres, ...details] = await Promise.all([

@@ -94,7 +94,14 @@ export function metricsRoute(d: MetricsDeps): RouteSpec {
     path: '/metrics',
     // Never touches PostgreSQL: served while it is down.
     usesDatabase: false,
-    doc: { summary: 'Prometheus metrics', tag: 'operations', public: true, responses: { 200: 'Prometheus text' } },
+    doc: {
+      operationId: 'getMetrics',
+      summary: 'Prometheus metrics',
+      tag: 'operations',
+      public: true,
+      responseType: 'text/plain',
+      responses: { 200: 'The Prometheus text exposition format (version 0.0.4)' },
+    },
     async handler(ctx) {
       // Redis down: the scrape still answers, with the lag last read (the outage is logged as such).
       await Promise.all([

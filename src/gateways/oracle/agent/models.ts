@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Config } from '../../../config.js';
 
 /** The embedded agent's id in `GET /models`: no language model behind it. */
@@ -15,6 +16,20 @@ interface ModelListing {
   vision: boolean;
   isDefault: boolean;
 }
+
+/** What `GET /models` answers: the catalogue as it is. */
+export const modelCatalogSchema = z.strictObject({
+  models: z.array(
+    z.strictObject({
+      id: z.string(),
+      label: z.string(),
+      family: z.string(),
+      vision: z.boolean(),
+      isDefault: z.boolean(),
+    }),
+  ),
+  default: z.string(),
+}) satisfies z.ZodType<ModelCatalog>;
 
 export interface ModelCatalog {
   models: ModelListing[];
