@@ -1,8 +1,30 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { counterStateSchema } from '../../src/actors/diagnostics/counter.js';
+import { voucherViewSchema } from '../../src/actors/voucher/representation.js';
+import { apiKeyRecordSchema } from '../../src/gateways/auth/api-key-store.js';
+import { pageOf } from '../../src/gateways/http/pagination.js';
+import { healthBody } from '../../src/gateways/http/routes/health.js';
+import { modelCatalogSchema } from '../../src/gateways/oracle/agent/models.js';
+import { registryRecords } from '../../src/gateways/registries/schemas.js';
+import { blockViewSchema } from '../../src/ledger/ledger-reads.js';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { version } from '../../src/version.js';
+import { adminKey, api } from '../support/api.js';
 import { isolated, type Isolated } from '../support/isolated.js';
+import { newDidKey } from '../support/voucher-fixtures.js';
+
+type Operation = {
+  operationId?: string;
+  responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
+};
+
+/** The document's schema of an answer, as buildOpenApi writes a zod schema (openapi.ts, schemaOf). */
+function asDocumented(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' });
+  return rest;
+}
 
 describe('/docs', () => {
   let env: Isolated;
@@ -11,7 +33,10 @@ describe('/docs', () => {
 
   beforeAll(async () => {
     env = await isolated();
-    hearth = await startHearth(env.config({ ACTOR_PARTITIONS: '2', HEARTH_DIAGNOSTICS: 'true' }), env.log);
+    hearth = await startHearth(
+      env.config({ ACTOR_PARTITIONS: '2', HEARTH_DIAGNOSTICS: 'true', HEARTH_ADMIN_KEY: adminKey }),
+      env.log,
+    );
     base = `http://127.0.0.1:${hearth.port}`;
   });
 
@@ -160,6 +185,83 @@ describe('/docs', () => {
     expect(doc.paths['/messages/{sessionId}/stream'].get.responses['200'].content['text/event-stream'].schema).toEqual({
       type: 'string',
     });
+  });
+
+  it('names every operation once, gives every JSON success its schema and every error the error body', async () => {
+    const doc = (await (await fetch(`${base}/docs/openapi.json`)).json()) as {
+      servers: unknown;
+      paths: Record<string, Record<string, Operation>>;
+    };
+    expect(doc.servers).toEqual([{ url: '/', description: 'This gateway' }]);
+    const ops = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })),
+    );
+    const ids = ops.map(({ name, op }) => op.operationId ?? `(none: ${name})`);
+    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z0-9]*$/);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    for (const { name, op } of ops) {
+      for (const [status, answer] of Object.entries(op.responses)) {
+        for (const [type, { schema }] of Object.entries(answer.content ?? {})) {
+          const where = `${name} ${status} ${type}`;
+          if (status === 'default' || Number(status) >= 400) {
+            // The error body, by reference, or beside a body of the route's own (health's 503).
+            const refs = (schema.anyOf as unknown[] | undefined) ?? [schema];
+            expect(refs, where).toContainEqual({ $ref: '#/components/schemas/Error' });
+          } else if (/json/.test(type)) {
+            expect(schema, where).not.toEqual({});
+          }
+        }
+      }
+    }
+  });
+
+  it('documents what the routes really answer: their answers pass the schemas the document is built from', async () => {
+    const doc = (await (await fetch(`${base}/docs/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const a = api(hearth.port);
+    const household = newDidKey();
+    const certificate = {
+      id: 'cert-docs',
+      projectId: 'did:ixo:entity:docs',
+      verifiedReduction: 250,
+      status: 'verified',
+      monitoringPlan: { approvedProducts: ['stove'], acceptedCredentialTypes: ['Delivery'], claimWindowDays: 30 },
+    };
+    expect((await a.call('POST', '/v1/households', { body: { did: household } })).status).toBe(201);
+    expect((await a.call('POST', '/v1/certificates', { body: certificate })).status).toBe(201);
+    const issued = await a.call('POST', '/v1/vouchers/issue', {
+      body: {
+        recipientDid: household,
+        emissionCertificateId: certificate.id,
+        value: 250,
+        attributes: { batchId: 'docs', issuanceDate: '2026-01-01', expiryDate: '2027-12-31' },
+      },
+    });
+    expect(issued.status).toBe(201);
+    await a.call('POST', '/v1/diagnostics/counters/docs', { body: { by: 2 } });
+    // Route, its success, and the zod schema the route's doc names: the document shows that
+    // schema, and a real answer passes it (strict: a field the schema lacks fails too).
+    const checks: Array<[string, string, string, z.ZodType]> = [
+      ['GET', `/v1/vouchers/${issued.body.id}`, '/v1/vouchers/{id}', voucherViewSchema],
+      ['GET', `/v1/vouchers/${issued.body.code}`, '/v1/vouchers/{id}', voucherViewSchema],
+      ['GET', '/v1/vouchers?limit=5', '/v1/vouchers', pageOf(voucherViewSchema)],
+      ['GET', `/v1/households/${household}`, '/v1/households/{id}', registryRecords.household],
+      ['GET', '/v1/households', '/v1/households', pageOf(registryRecords.household)],
+      ['GET', `/v1/certificates/${certificate.id}`, '/v1/certificates/{id}', registryRecords.certificate],
+      ['GET', '/v1/api-keys', '/v1/api-keys', z.strictObject({ items: z.array(apiKeyRecordSchema) })],
+      ['GET', '/v1/ledger/blocks', '/v1/ledger/blocks', pageOf(blockViewSchema)],
+      ['GET', '/v1/diagnostics/counters/docs', '/v1/diagnostics/counters/{key}', counterStateSchema],
+      ['GET', '/models', '/models', modelCatalogSchema],
+      ['GET', '/health', '/health', healthBody],
+    ];
+    for (const [method, url, path, schema] of checks) {
+      const answer = await a.call(method, url);
+      expect(answer.status, `${method} ${url}`).toBe(200);
+      expect(schema.safeParse(answer.body).error?.issues, `${method} ${url}`).toBeUndefined();
+      const documented = doc.paths[path]?.[method.toLowerCase()]?.responses['200']?.content?.['application/json'];
+      expect(documented?.schema, `${method} ${path}`).toEqual(asDocumented(schema));
+    }
   });
 
   it('keeps src/version.ts equal to package.json', () => {
