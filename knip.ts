@@ -17,14 +17,10 @@ const config: KnipConfig = {
     'bench/servers/*.ts',
     'scripts/*.mjs',
   ],
-  project: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.mjs'],
+  project: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.mjs', 'scripts/**/*.ts'],
   vitest: { config: ['vitest.config.ts', 'vitest.unit.config.ts'] },
   eslint: { config: ['eslint.config.js'] },
   ignoreDependencies: [
-    // Tests start src/main.ts and src/ledger/verify-cli.ts as `node --import tsx <file>`
-    // (test/support/processes.ts, test/integration/ledger-journal.test.ts): a spawn argument,
-    // not an import, so knip cannot see it.
-    'tsx',
     // LOG_FORMAT=pretty: pino loads it by name in its worker thread (src/log.ts).
     'pino-pretty',
   ],
