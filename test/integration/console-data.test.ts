@@ -8,17 +8,20 @@ import { eventually, isolated, type Isolated } from '../support/isolated.js';
 
 const PARTITIONS = 2;
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+type Body = any;
+
 /** Reads a server-sent event stream until `until` says stop (or 10 s pass); the frames seen. */
 async function readEvents(
   url: string,
   key: string,
-  until: (events: Array<{ event: string; data: any }>) => boolean,
+  until: (events: Array<{ event: string; data: Body }>) => boolean,
   onOpen: () => Promise<void> = async () => {},
-): Promise<{ status: number; events: Array<{ event: string; data: any }> }> {
+): Promise<{ status: number; events: Array<{ event: string; data: Body }> }> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), 10_000);
   const res = await fetch(url, { headers: { authorization: `Bearer ${key}` }, signal: abort.signal });
-  const events: Array<{ event: string; data: any }> = [];
+  const events: Array<{ event: string; data: Body }> = [];
   if (!res.ok) {
     clearTimeout(timer);
     return { status: res.status, events };
@@ -106,16 +109,16 @@ describe('console data', () => {
     await a.call('POST', '/v1/diagnostics/counters/console-a', { body: { by: 2 } });
     const table = await eventually(
       async () => (await a.call('GET', '/v1/operator/actors')).body,
-      (t) => t.types.find((x: any) => x.type === 'counter')?.partitions.every((p: any) => p.owner !== null),
+      (t) => t.types.find((x: Body) => x.type === 'counter')?.partitions.every((p: Body) => p.owner !== null),
     );
-    const counter = table.types.find((x: any) => x.type === 'counter');
+    const counter = table.types.find((x: Body) => x.type === 'counter');
     expect(counter.partitions).toHaveLength(PARTITIONS);
     const mine = counter.partitions[partitionOf('console-a', PARTITIONS)];
     expect(mine.epoch).toBeGreaterThanOrEqual(1);
     expect(mine.mailbox).toBeGreaterThanOrEqual(1);
     expect(mine.leaseMs).toBeGreaterThan(0);
     expect(table.workers.length).toBeGreaterThanOrEqual(1);
-    expect(table.workers.map((w: any) => w.id)).toContain(mine.owner);
+    expect(table.workers.map((w: Body) => w.id)).toContain(mine.owner);
   });
 
   it('tails a partition: entries as they arrive, secrets redacted, filtered by key', async () => {
@@ -133,7 +136,14 @@ describe('console data', () => {
         await env.redis.xadd(
           env.keys.mailbox('counter', partition),
           '*',
-          ...encodeEntry({ key, kind: 'get', body: JSON.stringify({ kind: 'get', pin: '1234' }), reply: '', corr: '', ts: 0 }),
+          ...encodeEntry({
+            key,
+            kind: 'get',
+            body: JSON.stringify({ kind: 'get', pin: '1234' }),
+            reply: '',
+            corr: '',
+            ts: 0,
+          }),
         );
       },
     );
@@ -148,14 +158,21 @@ describe('console data', () => {
   });
 
   it('lists live USSD sessions with the phone numbers masked', async () => {
-    const live = new LiveSessions(env.redis as never, env.keys, 180_000);
+    const live = new LiveSessions(env.redis, env.keys, 180_000);
     const now = new Date().toISOString();
     await live.touch(
-      { sessionId: 'console-s1', phoneNumber: '+260971234567', serviceCode: '*123#', state: 'menu', startedAt: now, lastActivityAt: now },
+      {
+        sessionId: 'console-s1',
+        phoneNumber: '+260971234567',
+        serviceCode: '*123#',
+        state: 'menu',
+        startedAt: now,
+        lastActivityAt: now,
+      },
       false,
     );
     const view = (await a.call('GET', '/v1/operator/ussd')).body;
-    const session = view.live.sessions.find((s: any) => s.sessionId === 'console-s1');
+    const session = view.live.sessions.find((s: Body) => s.sessionId === 'console-s1');
     expect(session).toMatchObject({ phone: '+260•••••••67', serviceCode: '*123#', state: 'menu' });
     expect(JSON.stringify(view)).not.toContain('971234567');
     expect(view.live.count).toBeGreaterThanOrEqual(1);

@@ -32,7 +32,11 @@ describe("the console's overview readings", () => {
     const metrics = createMetrics();
     let at = 1_700_000_000_000;
     let backlog = 7;
-    const history = new OverviewHistory(metrics, () => Promise.resolve(backlog), () => at);
+    const history = new OverviewHistory(
+      metrics,
+      () => Promise.resolve(backlog),
+      () => at,
+    );
     await history.sample();
     expect(history.history().samples).toHaveLength(0);
     metrics.httpRequests.inc({ method: 'GET', route: '/v1/vouchers/:id', status: '200' }, 30);

@@ -3,7 +3,7 @@ import type { RedisClient } from '../../actors/runtime/redis.js';
 import type { Sql } from '../../store/db.js';
 
 /** One partition of an actor type as an operator sees it. */
-export interface PartitionRow {
+interface PartitionRow {
   partition: number;
   /** The worker holding its lease now, or null (none: a worker takes it within a lease). */
   owner: string | null;

@@ -6,6 +6,8 @@ import { AppError } from '../../errors/index.js';
 import type { Reply } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 
+const require = createRequire(import.meta.url);
+
 const types: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -57,7 +59,7 @@ function loadAssets(): Map<string, { body: Buffer; type: string }> {
     if (type) assets.set(name, { body: readFileSync(join(folder, name)), type });
   }
   // uPlot from its package (no CDN); `require.resolve` by that name lets knip see it used.
-  const uplot = dirname(createRequire(import.meta.url).resolve('uplot/package.json'));
+  const uplot = dirname(require.resolve('uplot/package.json'));
   assets.set('uplot.esm.js', { body: readFileSync(join(uplot, 'dist/uPlot.esm.js')), type: types['.js']! });
   assets.set('uplot.min.css', { body: readFileSync(join(uplot, 'dist/uPlot.min.css')), type: types['.css']! });
   return assets;

@@ -21,17 +21,6 @@ const tailQuery = z
   })
   .strict();
 
-/** One mailbox entry as the console's Tail page shows it (body redacted as for dead letters). */
-export const tailEntry = z.object({
-  at: z.string(),
-  type: z.string(),
-  partition: z.number().int(),
-  id: z.string(),
-  key: z.string(),
-  kind: z.string(),
-  body: z.unknown(),
-});
-
 export interface TailDeps {
   redis: RedisClient;
   redisUrl: string;
