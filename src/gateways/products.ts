@@ -87,7 +87,7 @@ export function productRoutes({
   const staff = ['admin', 'implementer'] as const;
   const readers = ['admin', 'implementer', 'regulator'] as const;
   return [
-    ...apiKeyRoutes(g, keys, suppliers),
+    ...apiKeyRoutes(g, keys, suppliers, actions),
     ...registryRoutes(g, {
       path: '/v1/households',
       name: 'household',

@@ -179,6 +179,22 @@ describe('console data', () => {
     expect(Array.isArray(view.outcomes)).toBe(true);
   });
 
+  it('records every key issued or revoked, with who did it and never the secret', async () => {
+    const created = (await a.call('POST', '/v1/api-keys', { body: { role: 'implementer', label: 'audited' } })).body;
+    expect((await a.call('DELETE', `/v1/api-keys/${created.id}`)).status).toBe(200);
+    const actions = (await a.call('GET', '/v1/operator-actions')).body.items as Body[];
+    expect(actions.slice(0, 2)).toMatchObject([
+      { action: 'api-key.revoke', target: created.id, keyId: 'bootstrap', detail: { role: 'implementer' } },
+      {
+        action: 'api-key.create',
+        target: created.id,
+        keyId: 'bootstrap',
+        detail: { role: 'implementer', label: 'audited' },
+      },
+    ]);
+    expect(JSON.stringify(actions)).not.toContain(created.key);
+  });
+
   it('verifies the ledger with progress, records who ran it, and runs one at a time', async () => {
     const { status, events } = await readEvents(`${a.base}/v1/operator/ledger/verify`, adminKey, (ev) =>
       ev.some((e) => e.event === 'result' || e.event === 'error'),

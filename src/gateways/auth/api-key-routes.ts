@@ -6,6 +6,7 @@ import { jsonBody } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from './guard.js';
+import type { OperatorActions } from '../operators/operator-actions.js';
 import { did } from '../registries/schemas.js';
 import type { Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
@@ -35,9 +36,15 @@ function unregisteredSupplier(did: string): string {
 /**
  * Admins issue keys (`POST /v1/api-keys`, the secret shown once), list them and revoke them. A
  * supplier key for a DID with no supplier record is issued (the record may follow), with a
- * warning: until the record exists its requests are refused.
+ * warning: until the record exists its requests are refused. Issuing and revoking are recorded
+ * as operator actions (who, when, which key: never its secret).
  */
-export function apiKeyRoutes(g: Guards, keys: ApiKeyStore, suppliers: Registry<Supplier>): RouteSpec[] {
+export function apiKeyRoutes(
+  g: Guards,
+  keys: ApiKeyStore,
+  suppliers: Registry<Supplier>,
+  actions: OperatorActions,
+): RouteSpec[] {
   return [
     {
       method: 'POST',
@@ -50,10 +57,15 @@ export function apiKeyRoutes(g: Guards, keys: ApiKeyStore, suppliers: Registry<S
         responses: { 201: 'The key record with `key`, and `warnings` when the key cannot be used yet' },
         responseBody: createdKey,
       },
-      handler: guarded(g, ['admin'], async (ctx) => {
+      handler: guarded(g, ['admin'], async (ctx, who) => {
         const body = await jsonBody(ctx, createKey);
         const unregistered = body.role === 'supplier' && body.did && !(await suppliers.get(body.did));
         const { key, record } = await keys.create(body.role, body.did, body.label);
+        await actions.record(who.keyId, 'api-key.create', record.id, {
+          role: record.role,
+          ...(record.did ? { did: record.did } : {}),
+          ...(record.label ? { label: record.label } : {}),
+        });
         return json(201, { ...record, key, ...(unregistered ? { warnings: [unregisteredSupplier(body.did!)] } : {}) });
       }),
     },
@@ -80,9 +92,10 @@ export function apiKeyRoutes(g: Guards, keys: ApiKeyStore, suppliers: Registry<S
         responseBody: apiKeyRecordSchema,
         errors: ['NOT_FOUND'],
       },
-      handler: guarded(g, ['admin'], async (ctx) => {
+      handler: guarded(g, ['admin'], async (ctx, who) => {
         const revoked = await keys.revoke(ctx.params.id ?? '');
         if (!revoked) throw new AppError('NOT_FOUND', `no API key ${ctx.params.id}`);
+        await actions.record(who.keyId, 'api-key.revoke', revoked.id, { role: revoked.role });
         return json(200, revoked);
       }),
     },
