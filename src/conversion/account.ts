@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { reject, type ActorDefinition } from '../actors/runtime/types.js';
+
+/**
+ * A party's account (docs/design/token-conversion.md): an available balance per asset and the
+ * holds a conversion places on it, in micro-units kept as decimal strings (snapshots are JSON; a
+ * bigint is not). Every change names its step id (a saga's `conversion id + step`): a step asked
+ * for again after a crash answers as it did the first time and changes nothing, so a saga can
+ * drive its steps forward without knowing which of them had landed.
+ */
+export interface AccountState {
+  balances: Record<string, string>;
+  holds: Record<string, { asset: string; amount: string }>;
+  /** The step ids applied lately, oldest first (RECENT of them): a repeat answers, not applies. */
+  recent: string[];
+}
+
+/** How many applied step ids an account remembers: far more than its sagas in flight at once. */
+const RECENT = 1_000;
+
+const micro = z.string().regex(/^[1-9][0-9]{0,24}$/, 'a positive whole number of micro-units');
+const asset = z.string().regex(/^[A-Z][A-Z0-9]{1,11}$/, 'an asset symbol such as CARBON');
+const stepId = z.string().min(1).max(200);
+
+const accountMessages = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('credit'), id: stepId, asset, amount: micro }),
+  z.strictObject({ kind: z.literal('hold'), id: stepId, asset, amount: micro }),
+  z.strictObject({ kind: z.literal('release'), id: stepId }),
+  z.strictObject({
+    kind: z.literal('capture'),
+    id: stepId,
+    /** What the held amount bought, credited in the same step (a swap's output). */
+    credit: z.strictObject({ asset, amount: micro }).optional(),
+  }),
+  z.strictObject({ kind: z.literal('get') }),
+]);
+
+export type AccountMessage = z.infer<typeof accountMessages>;
+
+/** What an account answers: per asset, what is available and what is held. */
+interface AccountView {
+  balances: Record<string, { available: string; held: string }>;
+}
+
+const empty: AccountState = { balances: {}, holds: {}, recent: [] };
+
+function view(s: AccountState): AccountView {
+  const out: AccountView['balances'] = {};
+  const row = (a: string) => (out[a] ??= { available: '0', held: '0' });
+  for (const [a, v] of Object.entries(s.balances)) row(a).available = v;
+  for (const h of Object.values(s.holds)) row(h.asset).held = String(BigInt(row(h.asset).held) + BigInt(h.amount));
+  return { balances: out };
+}
+
+const plus = (s: AccountState, a: string, by: bigint): Record<string, string> => ({
+  ...s.balances,
+  [a]: String(BigInt(s.balances[a] ?? '0') + by),
+});
+
+const remembered = (s: AccountState, id: string): string[] => [...s.recent, id].slice(-RECENT);
+
+export const accountActor: ActorDefinition<AccountState, AccountMessage> = {
+  type: 'account',
+  messages: accountMessages,
+  persistence: { mode: 'commit-before-reply' },
+  decide(state, msg) {
+    const s = state ?? empty;
+    if (msg.kind === 'get') return { state, reply: view(s) };
+    // A step applied already (or a hold still in place) answers as it stands now.
+    if (s.recent.includes(msg.id) || (msg.kind === 'hold' && s.holds[msg.id])) return { state, reply: view(s) };
+    switch (msg.kind) {
+      case 'credit': {
+        const next = { ...s, balances: plus(s, msg.asset, BigInt(msg.amount)), recent: remembered(s, msg.id) };
+        return { state: next, reply: view(next) };
+      }
+      case 'hold': {
+        const available = BigInt(s.balances[msg.asset] ?? '0');
+        if (available < BigInt(msg.amount)) {
+          return {
+            state,
+            rejection: reject('INSUFFICIENT_BALANCE', `${msg.amount} ${msg.asset} asked, ${available} available`, {
+              asset: msg.asset,
+              available: String(available),
+            }),
+          };
+        }
+        const next = {
+          ...s,
+          balances: plus(s, msg.asset, -BigInt(msg.amount)),
+          holds: { ...s.holds, [msg.id]: { asset: msg.asset, amount: msg.amount } },
+        };
+        return { state: next, reply: view(next) };
+      }
+      case 'release':
+      case 'capture': {
+        const hold = s.holds[msg.id];
+        if (!hold) return { state, rejection: reject('NOT_FOUND', `no hold ${msg.id} on this account`) };
+        const { [msg.id]: _gone, ...holds } = s.holds;
+        let balances = msg.kind === 'release' ? plus(s, hold.asset, BigInt(hold.amount)) : s.balances;
+        if (msg.kind === 'capture' && msg.credit) {
+          balances = plus({ ...s, balances }, msg.credit.asset, BigInt(msg.credit.amount));
+        }
+        const next = { balances, holds, recent: remembered(s, msg.id) };
+        return { state: next, reply: view(next) };
+      }
+    }
+  },
+};
