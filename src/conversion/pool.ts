@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { reject, type ActorDefinition } from '../actors/runtime/types.js';
+import { swap } from './pool-math.js';
+
+/**
+ * A liquidity pool of two assets (docs/design/token-conversion.md), one actor, so that its swaps
+ * are serial and its product exact. Reserves are micro-units as decimal strings (snapshots are
+ * JSON). Every swap names its step id (a saga's `conversion id + swap`) and its outcome is
+ * remembered, fill or refusal: a swap asked again after a crash answers what it answered first,
+ * and the saga settles or compensates the same way whichever time it hears.
+ */
+export interface PoolState {
+  assets: [string, string];
+  reserves: Record<string, string>;
+  feeBps: number;
+  /** Outcomes of the latest swaps by step id, oldest first. */
+  outcomes: Array<[string, SwapOutcome]>;
+}
+
+type SwapOutcome =
+  | { filled: true; assetIn: string; amountIn: string; assetOut: string; amountOut: string }
+  | { filled: false; reason: 'slippage' | 'no_liquidity'; quote: string };
+
+/** Swap outcomes kept: far more than the sagas in flight against one pool. */
+const RECENT = 5_000;
+
+const micro = z.string().regex(/^[1-9][0-9]{0,24}$/, 'a positive whole number of micro-units');
+const asset = z.string().regex(/^[A-Z][A-Z0-9]{1,11}$/, 'an asset symbol such as CARBON');
+
+const poolMessages = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('seed'),
+    id: z.string().min(1).max(200),
+    deposits: z.record(asset, micro),
+    feeBps: z.number().int().min(0).max(1_000),
+  }),
+  z.strictObject({
+    kind: z.literal('swap'),
+    id: z.string().min(1).max(200),
+    assetIn: asset,
+    amountIn: micro,
+    /** The least the trader accepts; a worse fill is refused. */
+    minOut: z.string().regex(/^(0|[1-9][0-9]{0,24})$/),
+  }),
+  z.strictObject({ kind: z.literal('get') }),
+]);
+
+export type PoolMessage = z.infer<typeof poolMessages>;
+
+export const poolActor: ActorDefinition<PoolState, PoolMessage> = {
+  type: 'pool',
+  messages: poolMessages,
+  persistence: { mode: 'commit-before-reply' },
+  decide(state, msg) {
+    if (msg.kind === 'get') return { state, reply: state ?? null };
+    if (msg.kind === 'seed') {
+      const assets = Object.keys(msg.deposits).sort();
+      if (state) return { state, rejection: reject('ALREADY_EXISTS', 'this pool is seeded already') };
+      if (assets.length !== 2) {
+        return { state, rejection: reject('VALIDATION_FAILED', 'a pool is seeded with two assets exactly') };
+      }
+      const next: PoolState = {
+        assets: [assets[0]!, assets[1]!],
+        reserves: { ...msg.deposits },
+        feeBps: msg.feeBps,
+        outcomes: [],
+      };
+      return { state: next, reply: next };
+    }
+    if (!state) return { state, rejection: reject('NOT_FOUND', 'this pool has not been seeded') };
+    const known = state.outcomes.find(([id]) => id === msg.id);
+    if (known) return { state, reply: known[1] };
+    const assetOut = state.assets.find((a) => a !== msg.assetIn);
+    if (!state.assets.includes(msg.assetIn) || !assetOut) {
+      return { state, rejection: reject('VALIDATION_FAILED', `this pool trades ${state.assets.join(' and ')}`) };
+    }
+    const r = { in: BigInt(state.reserves[msg.assetIn]!), out: BigInt(state.reserves[assetOut]!) };
+    const s = swap(r, BigInt(msg.amountIn), BigInt(msg.minOut), state.feeBps);
+    const outcome: SwapOutcome = s.ok
+      ? { filled: true, assetIn: msg.assetIn, amountIn: msg.amountIn, assetOut, amountOut: String(s.amountOut) }
+      : { filled: false, reason: s.reason, quote: String(s.quote) };
+    const next: PoolState = {
+      ...state,
+      reserves: s.ok ? { [msg.assetIn]: String(s.reserves.in), [assetOut]: String(s.reserves.out) } : state.reserves,
+      outcomes: [...state.outcomes, [msg.id, outcome] as [string, SwapOutcome]].slice(-RECENT),
+    };
+    return { state: next, reply: outcome };
+  },
+};

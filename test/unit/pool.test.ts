@@ -1,0 +1,81 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ActorContext } from '../../src/actors/runtime/types.js';
+import { poolActor, type PoolMessage, type PoolState } from '../../src/conversion/pool.js';
+
+const ctx = {} as ActorContext;
+const seed: PoolMessage = {
+  kind: 'seed',
+  id: 'seed',
+  deposits: { CARBON: '1000000000', USDC: '500000000' },
+  feeBps: 30,
+};
+
+function apply(state: PoolState | undefined, m: PoolMessage) {
+  return poolActor.decide(state, poolActor.messages.parse(m), ctx);
+}
+
+describe('a pool', () => {
+  it('fills a swap at its quote, and refuses one below the minimum, remembering both', () => {
+    let s = apply(undefined, seed).state;
+    const filled = apply(s, { kind: 'swap', id: 'x1', assetIn: 'CARBON', amountIn: '100000000', minOut: '1' });
+    expect(filled.reply).toMatchObject({ filled: true, assetOut: 'USDC', amountOut: '45330544' });
+    s = filled.state;
+    const refused = apply(s, { kind: 'swap', id: 'x2', assetIn: 'CARBON', amountIn: '1000000', minOut: '900000' });
+    expect(refused.reply).toMatchObject({ filled: false, reason: 'slippage' });
+    expect(refused.state?.reserves).toEqual(s?.reserves);
+    // Asked again: the same answers, nothing applied twice.
+    expect(
+      apply(refused.state, { kind: 'swap', id: 'x1', assetIn: 'CARBON', amountIn: '100000000', minOut: '1' }).state,
+    ).toBe(refused.state);
+    expect(
+      apply(refused.state, { kind: 'swap', id: 'x2', assetIn: 'CARBON', amountIn: '1000000', minOut: '0' }).reply,
+    ).toEqual(refused.reply);
+  });
+
+  it('refuses swaps before it is seeded, of an asset it does not trade, and a second seed', () => {
+    expect(
+      apply(undefined, { kind: 'swap', id: 'x', assetIn: 'CARBON', amountIn: '1', minOut: '0' }).rejection?.code,
+    ).toBe('NOT_FOUND');
+    const s = apply(undefined, seed).state;
+    expect(apply(s, { kind: 'swap', id: 'x', assetIn: 'ITMO', amountIn: '1', minOut: '0' }).rejection?.code).toBe(
+      'VALIDATION_FAILED',
+    );
+    expect(apply(s, seed).rejection?.code).toBe('ALREADY_EXISTS');
+  });
+
+  it('keeps its reserves equal to the seed plus what came in less what went out, and k never shrinks', () => {
+    const swapArb = fc.record({
+      id: fc.integer({ min: 1, max: 30 }),
+      assetIn: fc.constantFrom('CARBON', 'USDC'),
+      amountIn: fc.bigInt({ min: 1n, max: 10n ** 9n }),
+      minOut: fc.bigInt({ min: 0n, max: 10n ** 8n }),
+    });
+    fc.assert(
+      fc.property(fc.array(swapArb, { maxLength: 50 }), (swaps) => {
+        let s = apply(undefined, seed).state!;
+        const net = { CARBON: 1_000_000_000n, USDC: 500_000_000n };
+        const seen = new Set<string>();
+        for (const w of swaps) {
+          const before = BigInt(s.reserves.CARBON!) * BigInt(s.reserves.USDC!);
+          const d = apply(s, {
+            kind: 'swap',
+            id: `s${w.id}`,
+            assetIn: w.assetIn,
+            amountIn: String(w.amountIn),
+            minOut: String(w.minOut),
+          });
+          s = d.state!;
+          const out = d.reply as { filled: boolean; assetOut?: 'CARBON' | 'USDC'; amountOut?: string };
+          if (out.filled && !seen.has(`s${w.id}`)) {
+            net[w.assetIn] += w.amountIn;
+            net[out.assetOut!] -= BigInt(out.amountOut!);
+          }
+          seen.add(`s${w.id}`);
+          if (BigInt(s.reserves.CARBON!) * BigInt(s.reserves.USDC!) < before) return false;
+        }
+        return BigInt(s.reserves.CARBON!) === net.CARBON && BigInt(s.reserves.USDC!) === net.USDC;
+      }),
+    );
+  });
+});
