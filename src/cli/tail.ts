@@ -1,5 +1,5 @@
-import { decodeEntry } from '../actors/runtime/entry-codec.js';
 import { createKeys, partitionOf } from '../actors/runtime/keys.js';
+import { MailboxTail } from '../actors/runtime/mailbox-tail.js';
 import { connectRedis, createRedis, isCluster } from '../actors/runtime/redis.js';
 import { UsageError } from './usage.js';
 
@@ -33,29 +33,22 @@ export async function tail(
       throw new UsageError('on a Redis Cluster, name the partition or a --key to tail (each partition is a slot)');
     }
     const parts = chosen === undefined ? Array.from({ length: partitions }, (_, p) => p) : [chosen];
-    const streams = parts.map((p) => keys.mailbox(o.type, p));
-    const cursors = streams.map(() => '$');
+    const tail = new MailboxTail(
+      redis,
+      parts.map((p) => keys.mailbox(o.type, p)),
+      parts,
+    );
     let seen = 0;
     while (!stop.aborted && (o.count === undefined || seen < o.count)) {
-      const res = (await redis.call('XREAD', 'BLOCK', 1000, 'STREAMS', ...streams, ...cursors)) as Array<
-        [string, Array<[string, string[]]>]
-      > | null;
-      for (const [stream, entries] of res ?? []) {
-        const i = streams.indexOf(stream);
-        for (const [id, fields] of entries) {
-          cursors[i] = id;
-          const e = decodeEntry(id, fields);
-          if (!e || (o.key !== undefined && e.key !== o.key)) continue;
-          const at = new Date(Number(id.split('-')[0])).toISOString();
-          const where = `${o.type}/${parts[i]}`;
-          // A USSD hop's text is sealed already; the body is shown as the mailbox holds it.
-          out(
-            o.json
-              ? JSON.stringify({ at, type: o.type, partition: parts[i], id, key: e.key, kind: e.kind, body: e.body })
-              : `${at}  ${where}  ${id}  ${e.key}  ${e.kind}  ${e.body}`,
-          );
-          seen++;
-        }
+      for (const { partition, at, entry: e } of await tail.next(1000)) {
+        if (o.key !== undefined && e.key !== o.key) continue;
+        // A USSD hop's text is sealed already; the body is shown as the mailbox holds it.
+        out(
+          o.json
+            ? JSON.stringify({ at, type: o.type, partition, id: e.id, key: e.key, kind: e.kind, body: e.body })
+            : `${at}  ${o.type}/${partition}  ${e.id}  ${e.key}  ${e.kind}  ${e.body}`,
+        );
+        seen++;
       }
     }
   } finally {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { decodeEntry } from '../../actors/runtime/entry-codec.js';
 import { partitionOf, type Keys } from '../../actors/runtime/keys.js';
+import { MailboxTail } from '../../actors/runtime/mailbox-tail.js';
 import { connectRedis, createRedis, isCluster, type RedisClient } from '../../actors/runtime/redis.js';
 import { AppError } from '../../errors/index.js';
 import { guarded, type Guards } from '../auth/guard.js';
@@ -96,32 +96,18 @@ async function follow(
   const end = () => conn.disconnect();
   signal.addEventListener('abort', end, { once: true });
   try {
-    const streams = parts.map((p) => d.keys.mailbox(type, p));
-    const cursors = streams.map(() => '$');
+    const tail = new MailboxTail(
+      conn,
+      parts.map((p) => d.keys.mailbox(type, p)),
+      parts,
+    );
     write(sseFrame('ready', { type, partitions: parts }));
     while (!signal.aborted) {
-      const res = (await conn.call('XREAD', 'BLOCK', BLOCK_MS, 'STREAMS', ...streams, ...cursors)) as Array<
-        [string, Array<[string, string[]]>]
-      > | null;
-      for (const [stream, entries] of res ?? []) {
-        const i = streams.indexOf(stream);
-        for (const [id, fields] of entries) {
-          cursors[i] = id;
-          const e = decodeEntry(id, fields);
-          if (!e || (key !== undefined && e.key !== key)) continue;
-          const at = new Date(Number(id.split('-')[0])).toISOString();
-          write(
-            sseFrame('entry', {
-              at,
-              type,
-              partition: parts[i],
-              id,
-              key: e.key,
-              kind: e.kind,
-              body: redactedBody(e.body),
-            }),
-          );
-        }
+      for (const { partition, at, entry: e } of await tail.next(BLOCK_MS)) {
+        if (key !== undefined && e.key !== key) continue;
+        write(
+          sseFrame('entry', { at, type, partition, id: e.id, key: e.key, kind: e.kind, body: redactedBody(e.body) }),
+        );
       }
       // A heartbeat each read: `write` says when the page has gone.
       if (!write(': heartbeat\n\n')) break;
