@@ -4,7 +4,10 @@ import { ActorClient } from './actors/runtime/actor-client.js';
 import { createKeys } from './actors/runtime/keys.js';
 import { connectRedis, createRedis } from './actors/runtime/redis.js';
 import { assertPartitionCounts } from './actors/runtime/partition-counts.js';
+import { MailboxWriter } from './actors/runtime/mailbox-writer.js';
+import { OutboxRelay } from './actors/runtime/outbox-relay.js';
 import { Runtime } from './actors/runtime/runtime.js';
+import { TELL_TOPIC } from './actors/tell-effect.js';
 import type { ActorDefinition } from './actors/runtime/types.js';
 import { actors as defaultActors } from './actors/registry.js';
 import { ussdSessionActor } from './actors/ussd-session/index.js';
@@ -114,6 +117,17 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         cleanups.push(() => lane.end({ timeout: 5 }));
         return createPgSnapshotStore(lane);
       });
+      // Started before the runtime, so the first commit's poke finds it.
+      const relay = new OutboxRelay({
+        sql,
+        writer: new MailboxWriter(redis),
+        keys,
+        partitionsOf,
+        types: new Set(actors.map((a) => a.type)),
+        log: log.child({ role: 'worker', part: 'outbox-relay' }),
+        options: { batch: 256, pollMs: 500 },
+      }).start();
+      cleanups.push(() => relay.close());
       runtime = new Runtime({
         workerId: processId('worker'),
         redis,
@@ -126,6 +140,9 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         actors,
         clock,
         database,
+        onCommitted: (batch) => {
+          if (batch.outbox.some((o) => o.topic === TELL_TOPIC)) relay.poke();
+        },
         options: {
           partitions: config.ACTOR_PARTITIONS,
           leaseTtlMs: config.LEASE_TTL_MS,

@@ -4,8 +4,9 @@ import { AppError, errorCodes, type ErrorCode } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { Backoff, sleep } from './backoff.js';
-import { decodeReply, encodeEntry } from './entry-codec.js';
-import { partitionOf, type Keys } from './keys.js';
+import { decodeReply } from './entry-codec.js';
+import type { Keys } from './keys.js';
+import { mailboxEntry, type ActorMessage } from './mailbox-post.js';
 import { MailboxWriter } from './mailbox-writer.js';
 import type { ActorRef } from './actor-ref.js';
 
@@ -18,8 +19,7 @@ export interface ActorClientOptions {
   partitionsOf: (type: string) => number;
 }
 
-/** Any message of an actor's union: a `kind` and its fields. */
-export type ActorMessage = { kind: string } & Record<string, unknown>;
+export type { ActorMessage } from './mailbox-post.js';
 
 interface Waiter {
   resolve: (value: unknown) => void;
@@ -136,15 +136,7 @@ export class ActorClient {
   }
 
   private async post(type: string, key: string, msg: ActorMessage, reply: string, corr: string): Promise<string> {
-    const stream = this.keys.mailbox(type, partitionOf(key, this.opts.partitionsOf(type)));
-    const fields = encodeEntry({
-      key,
-      kind: msg.kind,
-      body: JSON.stringify(msg),
-      reply,
-      corr,
-      ts: Date.now(),
-    });
+    const { stream, fields } = mailboxEntry(this.keys, this.opts.partitionsOf, { type, key }, msg, reply, corr);
     try {
       return await this.writer.write(stream, fields);
     } catch (err) {

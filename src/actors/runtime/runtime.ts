@@ -2,7 +2,7 @@ import type { RedisClient } from './redis.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { GroupCommitter } from './group-committer.js';
-import type { OutageSignal, SnapshotStore } from './ports.js';
+import type { BatchCommit, OutageSignal, SnapshotStore } from './ports.js';
 import { ownerOf } from './assignment.js';
 import { Backoff, sleep } from './backoff.js';
 import type { Keys } from './keys.js';
@@ -41,6 +41,8 @@ export interface RuntimeDeps {
   options: RuntimeOptions;
   /** PostgreSQL's watch: a round that failed while it was down is retried as soon as it is back. */
   database?: OutageSignal;
+  /** Called after each batch that committed (the outbox relay is poked when it wrote tells). */
+  onCommitted?: (batch: BatchCommit) => void;
 }
 
 const slotId = (type: string, partition: number): string => `${type}/${partition}`;
@@ -100,7 +102,11 @@ export class Runtime {
             () => d.connect(`${d.workerId}:${def.type}`, true),
           ),
           store: d.store,
-          commit: (batch) => committer.commit(batch),
+          commit: (batch) => {
+            const committed = committer.commit(batch);
+            const after = d.onCommitted;
+            return after ? committed.then(() => after(batch)) : committed;
+          },
           log: d.log.child({ actor: def.type }),
           metrics: d.metrics,
           clock: d.clock ?? (() => new Date()),

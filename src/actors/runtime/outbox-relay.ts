@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import type { Logger } from '../../log.js';
+import type { Sql } from '../../store/db.js';
+import { TELL_TOPIC } from '../tell-effect.js';
+import { Backoff, sleep } from './backoff.js';
+import type { Keys } from './keys.js';
+import { mailboxEntry } from './mailbox-post.js';
+import type { MailboxWriter } from './mailbox-writer.js';
+
+/** An outbox row of the tell topic, as tellEffect() wrote it. */
+const tellPayload = z.object({
+  type: z.string().min(1),
+  key: z.string().min(1),
+  message: z.looseObject({ kind: z.string().min(1) }),
+});
+
+interface OutboxRelayOptions {
+  /** Rows per transaction at most. */
+  batch: number;
+  /** How often the outbox is looked at when nothing pokes the relay, ms. */
+  pollMs: number;
+}
+
+export interface OutboxRelayDeps {
+  sql: Sql;
+  writer: MailboxWriter;
+  keys: Keys;
+  partitionsOf: (type: string) => number;
+  /** The actor types of this deployment: a tell to another one is set aside, not posted. */
+  types: ReadonlySet<string>;
+  log: Logger;
+  options: OutboxRelayOptions;
+}
+
+/**
+ * Posts the outbox's `tell` rows to the mailboxes they name: how one actor reaches another
+ * without losing a message. The rows were written in the commit of the sender's new state
+ * (tell-effect.ts); the relay takes a batch of them in a transaction (`DELETE … FOR UPDATE SKIP
+ * LOCKED`, so every worker can run one), writes them to Redis, and commits the delete only once
+ * Redis holds every entry. A crash or a Redis outage in between rolls the delete back, and the
+ * rows are posted again: delivery is at least once, and receivers apply repeats as no-ops (by the
+ * id the message carries). One relay posts its batch in the order the rows were written; two
+ * relays may interleave, so no receiver depends on the order of messages from different commits.
+ *
+ * A worker pokes its relay after a commit that wrote tell rows, so a message normally leaves
+ * within a Redis write of the commit; the poll finds what a crashed worker left.
+ */
+export class OutboxRelay {
+  private readonly abort = new AbortController();
+  private loop: Promise<void> | undefined;
+  private poked = false;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly d: OutboxRelayDeps) {}
+
+  start(): this {
+    this.loop ??= this.run();
+    return this;
+  }
+
+  /** There are new rows: look now (or right after the batch in hand). */
+  poke(): void {
+    this.poked = true;
+    this.wake?.();
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort();
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const backoff = new Backoff(100, 10_000);
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      try {
+        this.poked = false;
+        const posted = await this.relayBatch();
+        backoff.reset();
+        if (posted < this.d.options.batch && !this.poked) await this.idle();
+      } catch (err) {
+        if (signal.aborted) break;
+        const delay = backoff.next();
+        this.d.log.warn(
+          { err: err instanceof Error ? err.message : String(err), retryInMs: delay },
+          'outbox relay failed; the rows stay in the outbox',
+        );
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  /** Waits for a poke, the poll interval, or close(). */
+  private async idle(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.wake = resolve;
+      timer = setTimeout(resolve, this.d.options.pollMs);
+    });
+    clearTimeout(timer);
+    this.wake = undefined;
+  }
+
+  /** One transaction: takes up to a batch of rows, posts them, deletes them. How many it took. */
+  private relayBatch(): Promise<number> {
+    const { sql, options } = this.d;
+    return sql.begin(async (tx) => {
+      const rows = await tx<Array<{ id: string; payload: unknown }>>`
+        DELETE FROM outbox WHERE id IN (
+          SELECT id FROM outbox WHERE topic = ${TELL_TOPIC} AND processed_at IS NULL
+          ORDER BY id LIMIT ${options.batch} FOR UPDATE SKIP LOCKED)
+        RETURNING id, payload`;
+      rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+      // Every write of the batch goes in one turn, so in one call per mailbox, in row order.
+      await Promise.all(rows.map((r) => this.post(r.id, r.payload)));
+      return rows.length;
+    });
+  }
+
+  private async post(id: string, payload: unknown): Promise<void> {
+    const parsed = tellPayload.safeParse(payload);
+    if (!parsed.success || !this.d.types.has(parsed.data.type)) {
+      // A sender's bug: kept in the log (with no message body), never retried forever.
+      this.d.log.error(
+        { outboxId: id, type: parsed.success ? parsed.data.type : undefined },
+        'an outbox tell names no actor of this deployment; dropped',
+      );
+      return;
+    }
+    const { type, key, message } = parsed.data;
+    const { stream, fields } = mailboxEntry(this.d.keys, this.d.partitionsOf, { type, key }, message);
+    await this.d.writer.write(stream, fields);
+  }
+}
