@@ -7,7 +7,8 @@ import { assertPartitionCounts } from './actors/runtime/partition-counts.js';
 import { MailboxWriter } from './actors/runtime/mailbox-writer.js';
 import { OutboxRelay } from './actors/runtime/outbox-relay.js';
 import { Runtime } from './actors/runtime/runtime.js';
-import { TELL_TOPIC } from './actors/tell-effect.js';
+import { TELL_TOPIC } from './actors/runtime/ports.js';
+import { createPgTellOutbox } from './store/tell-outbox.js';
 import type { ActorDefinition } from './actors/runtime/types.js';
 import { actors as defaultActors } from './actors/registry.js';
 import { ussdSessionActor } from './actors/ussd-session/index.js';
@@ -119,7 +120,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       });
       // Started before the runtime, so the first commit's poke finds it.
       const relay = new OutboxRelay({
-        sql,
+        outbox: createPgTellOutbox(sql),
         writer: new MailboxWriter(redis),
         keys,
         partitionsOf,

@@ -3,6 +3,9 @@ import { claimActor } from './claim/claim.js';
 import { counterActor } from './diagnostics/counter.js';
 import { echoActor } from './diagnostics/echo.js';
 import type { ActorDefinition } from './runtime/types.js';
+import { accountActor } from '../conversion/account.js';
+import { conversionActor } from '../conversion/conversion.js';
+import { poolActor } from '../conversion/pool.js';
 import { responseActor } from './survey/response-actor.js';
 import { surveyActor } from './survey/survey-actor.js';
 import { voucherActor } from './voucher/logic.js';
@@ -16,4 +19,7 @@ export const actors: readonly ActorDefinition[] = [
   surveyActor,
   responseActor,
   chatSessionActor,
+  accountActor,
+  poolActor,
+  conversionActor,
 ];

@@ -1,8 +1,6 @@
 import type { ActorMessage } from './runtime/mailbox-post.js';
+import { TELL_TOPIC } from './runtime/ports.js';
 import type { OutboxEffect } from './runtime/types.js';
-
-/** The outbox topic whose rows the outbox relay posts to actors' mailboxes (outbox-relay.ts). */
-export const TELL_TOPIC = 'tell';
 
 /**
  * A message to another actor, sent only once this actor's state is committed: written to the

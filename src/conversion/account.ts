@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { reject, type ActorDefinition } from '../actors/runtime/types.js';
+import { tellEffect } from '../actors/tell-effect.js';
+import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
+import { replyTo } from './swap-outcome.js';
 
 /**
  * A party's account (docs/design/token-conversion.md): an available balance per asset and the
@@ -24,13 +26,14 @@ const stepId = z.string().min(1).max(200);
 
 const accountMessages = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('credit'), id: stepId, asset, amount: micro }),
-  z.strictObject({ kind: z.literal('hold'), id: stepId, asset, amount: micro }),
-  z.strictObject({ kind: z.literal('release'), id: stepId }),
+  z.strictObject({ kind: z.literal('hold'), id: stepId, asset, amount: micro, replyTo: replyTo.optional() }),
+  z.strictObject({ kind: z.literal('release'), id: stepId, replyTo: replyTo.optional() }),
   z.strictObject({
     kind: z.literal('capture'),
     id: stepId,
     /** What the held amount bought, credited in the same step (a swap's output). */
     credit: z.strictObject({ asset, amount: micro }).optional(),
+    replyTo: replyTo.optional(),
   }),
   z.strictObject({ kind: z.literal('get') }),
 ]);
@@ -64,45 +67,68 @@ export const accountActor: ActorDefinition<AccountState, AccountMessage> = {
   messages: accountMessages,
   persistence: { mode: 'commit-before-reply' },
   decide(state, msg) {
-    const s = state ?? empty;
-    if (msg.kind === 'get') return { state, reply: view(s) };
-    // A step applied already (or a hold still in place) answers as it stands now.
-    if (s.recent.includes(msg.id) || (msg.kind === 'hold' && s.holds[msg.id])) return { state, reply: view(s) };
-    switch (msg.kind) {
-      case 'credit': {
-        const next = { ...s, balances: plus(s, msg.asset, BigInt(msg.amount)), recent: remembered(s, msg.id) };
-        return { state: next, reply: view(next) };
-      }
-      case 'hold': {
-        const available = BigInt(s.balances[msg.asset] ?? '0');
-        if (available < BigInt(msg.amount)) {
-          return {
-            state,
-            rejection: reject('INSUFFICIENT_BALANCE', `${msg.amount} ${msg.asset} asked, ${available} available`, {
-              asset: msg.asset,
-              available: String(available),
-            }),
-          };
-        }
-        const next = {
-          ...s,
-          balances: plus(s, msg.asset, -BigInt(msg.amount)),
-          holds: { ...s.holds, [msg.id]: { asset: msg.asset, amount: msg.amount } },
-        };
-        return { state: next, reply: view(next) };
-      }
-      case 'release':
-      case 'capture': {
-        const hold = s.holds[msg.id];
-        if (!hold) return { state, rejection: reject('NOT_FOUND', `no hold ${msg.id} on this account`) };
-        const { [msg.id]: _gone, ...holds } = s.holds;
-        let balances = msg.kind === 'release' ? plus(s, hold.asset, BigInt(hold.amount)) : s.balances;
-        if (msg.kind === 'capture' && msg.credit) {
-          balances = plus({ ...s, balances }, msg.credit.asset, BigInt(msg.credit.amount));
-        }
-        const next = { balances, holds, recent: remembered(s, msg.id) };
-        return { state: next, reply: view(next) };
-      }
-    }
+    const decision = decideAccount(state, msg);
+    return 'replyTo' in msg && msg.replyTo ? toldBack(decision, msg, msg.replyTo) : decision;
   },
 };
+
+/**
+ * A step a saga sent by a tell hears no reply: its answer goes back to the saga by a tell, in the
+ * same commit. A refused hold is answered too (with what is available), and changes nothing.
+ */
+function toldBack(
+  d: Decision<AccountState>,
+  msg: AccountMessage & { kind: 'hold' | 'release' | 'capture' },
+  to: { type: string; key: string },
+): Decision<AccountState> {
+  if (d.rejection) {
+    if (msg.kind !== 'hold' || d.rejection.code !== 'INSUFFICIENT_BALANCE') return d;
+    const { available } = d.rejection.details as { available: string };
+    return { state: d.state, effects: [tellEffect(to, { kind: 'hold-refused', id: msg.id, available })] };
+  }
+  const kind = msg.kind === 'hold' ? 'held' : msg.kind === 'capture' ? 'captured' : 'released';
+  return { ...d, effects: [...(d.effects ?? []), tellEffect(to, { kind, id: msg.id })] };
+}
+
+function decideAccount(state: AccountState | undefined, msg: AccountMessage): Decision<AccountState> {
+  const s = state ?? empty;
+  if (msg.kind === 'get') return { state, reply: view(s) };
+  // A step applied already (or a hold still in place) answers as it stands now.
+  if (s.recent.includes(msg.id) || (msg.kind === 'hold' && s.holds[msg.id])) return { state, reply: view(s) };
+  switch (msg.kind) {
+    case 'credit': {
+      const next = { ...s, balances: plus(s, msg.asset, BigInt(msg.amount)), recent: remembered(s, msg.id) };
+      return { state: next, reply: view(next) };
+    }
+    case 'hold': {
+      const available = BigInt(s.balances[msg.asset] ?? '0');
+      if (available < BigInt(msg.amount)) {
+        return {
+          state,
+          rejection: reject('INSUFFICIENT_BALANCE', `${msg.amount} ${msg.asset} asked, ${available} available`, {
+            asset: msg.asset,
+            available: String(available),
+          }),
+        };
+      }
+      const next = {
+        ...s,
+        balances: plus(s, msg.asset, -BigInt(msg.amount)),
+        holds: { ...s.holds, [msg.id]: { asset: msg.asset, amount: msg.amount } },
+      };
+      return { state: next, reply: view(next) };
+    }
+    case 'release':
+    case 'capture': {
+      const hold = s.holds[msg.id];
+      if (!hold) return { state, rejection: reject('NOT_FOUND', `no hold ${msg.id} on this account`) };
+      const { [msg.id]: _gone, ...holds } = s.holds;
+      let balances = msg.kind === 'release' ? plus(s, hold.asset, BigInt(hold.amount)) : s.balances;
+      if (msg.kind === 'capture' && msg.credit) {
+        balances = plus({ ...s, balances }, msg.credit.asset, BigInt(msg.credit.amount));
+      }
+      const next = { balances, holds, recent: remembered(s, msg.id) };
+      return { state: next, reply: view(next) };
+    }
+  }
+}

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { reject, type ActorDefinition } from '../actors/runtime/types.js';
+import { ledgerEntry } from '../actors/ledger-effect.js';
+import { tellEffect } from '../actors/tell-effect.js';
 import { swap } from './pool-math.js';
+import { replyTo, type SwapOutcome } from './swap-outcome.js';
 
 /**
  * A liquidity pool of two assets (docs/design/token-conversion.md), one actor, so that its swaps
@@ -16,10 +19,6 @@ export interface PoolState {
   /** Outcomes of the latest swaps by step id, oldest first. */
   outcomes: Array<[string, SwapOutcome]>;
 }
-
-type SwapOutcome =
-  | { filled: true; assetIn: string; amountIn: string; assetOut: string; amountOut: string }
-  | { filled: false; reason: 'slippage' | 'no_liquidity'; quote: string };
 
 /** Swap outcomes kept: far more than the sagas in flight against one pool. */
 const RECENT = 5_000;
@@ -41,6 +40,10 @@ const poolMessages = z.discriminatedUnion('kind', [
     amountIn: micro,
     /** The least the trader accepts; a worse fill is refused. */
     minOut: z.string().regex(/^(0|[1-9][0-9]{0,24})$/),
+    /** The trader's account: the other side of the swap's movement on the ledger. */
+    account: z.string().min(1).max(512),
+    /** A saga to tell the outcome to (it asked by a tell, so it hears no reply). */
+    replyTo: replyTo.optional(),
   }),
   z.strictObject({ kind: z.literal('get') }),
 ]);
@@ -51,7 +54,7 @@ export const poolActor: ActorDefinition<PoolState, PoolMessage> = {
   type: 'pool',
   messages: poolMessages,
   persistence: { mode: 'commit-before-reply' },
-  decide(state, msg) {
+  decide(state, msg, ctx) {
     if (msg.kind === 'get') return { state, reply: state ?? null };
     if (msg.kind === 'seed') {
       const assets = Object.keys(msg.deposits).sort();
@@ -69,7 +72,8 @@ export const poolActor: ActorDefinition<PoolState, PoolMessage> = {
     }
     if (!state) return { state, rejection: reject('NOT_FOUND', 'this pool has not been seeded') };
     const known = state.outcomes.find(([id]) => id === msg.id);
-    if (known) return { state, reply: known[1] };
+    if (known)
+      return { state, reply: known[1], ...(msg.replyTo ? { effects: [answer(msg.replyTo, msg.id, known[1])] } : {}) };
     const assetOut = state.assets.find((a) => a !== msg.assetIn);
     if (!state.assets.includes(msg.assetIn) || !assetOut) {
       return { state, rejection: reject('VALIDATION_FAILED', `this pool trades ${state.assets.join(' and ')}`) };
@@ -84,6 +88,32 @@ export const poolActor: ActorDefinition<PoolState, PoolMessage> = {
       reserves: s.ok ? { [msg.assetIn]: String(s.reserves.in), [assetOut]: String(s.reserves.out) } : state.reserves,
       outcomes: [...state.outcomes, [msg.id, outcome] as [string, SwapOutcome]].slice(-RECENT),
     };
-    return { state: next, reply: outcome };
+    const effects = [
+      ...(outcome.filled ? [swapEntry(ctx.key, msg.account, msg.id, outcome, ctx.now)] : []),
+      ...(msg.replyTo ? [answer(msg.replyTo, msg.id, outcome)] : []),
+    ];
+    return { state: next, reply: outcome, effects };
   },
 };
+
+/** The account of a pool's reserves in ledger movements. */
+const poolAccount = (pool: string): string => `pool:${pool}`;
+
+/** The swap's movement: the trader's input into the pool's reserves, the output out of them. */
+function swapEntry(pool: string, account: string, id: string, o: SwapOutcome & { filled: true }, now: Date) {
+  return ledgerEntry('conversion.swapped', {
+    pool,
+    step: id,
+    movement: [
+      { account, asset: o.assetIn, amount: `-${o.amountIn}` },
+      { account: poolAccount(pool), asset: o.assetIn, amount: o.amountIn },
+      { account: poolAccount(pool), asset: o.assetOut, amount: `-${o.amountOut}` },
+      { account, asset: o.assetOut, amount: o.amountOut },
+    ],
+    at: now.toISOString(),
+  });
+}
+
+function answer(to: { type: string; key: string }, id: string, outcome: SwapOutcome) {
+  return tellEffect(to, { kind: 'swapped', id, outcome });
+}

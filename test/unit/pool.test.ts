@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ActorContext } from '../../src/actors/runtime/types.js';
+import { unbalanced, type Leg } from '../../src/conversion/movement.js';
 import { poolActor, type PoolMessage, type PoolState } from '../../src/conversion/pool.js';
 
-const ctx = {} as ActorContext;
+const ctx = { key: 'p1', now: new Date('2026-11-25T00:00:00Z') } as ActorContext;
 const seed: PoolMessage = {
   kind: 'seed',
   id: 'seed',
@@ -18,29 +19,65 @@ function apply(state: PoolState | undefined, m: PoolMessage) {
 describe('a pool', () => {
   it('fills a swap at its quote, and refuses one below the minimum, remembering both', () => {
     let s = apply(undefined, seed).state;
-    const filled = apply(s, { kind: 'swap', id: 'x1', assetIn: 'CARBON', amountIn: '100000000', minOut: '1' });
+    const filled = apply(s, {
+      kind: 'swap',
+      id: 'x1',
+      account: 'did:key:trader',
+      assetIn: 'CARBON',
+      amountIn: '100000000',
+      minOut: '1',
+    });
     expect(filled.reply).toMatchObject({ filled: true, assetOut: 'USDC', amountOut: '45330544' });
     s = filled.state;
-    const refused = apply(s, { kind: 'swap', id: 'x2', assetIn: 'CARBON', amountIn: '1000000', minOut: '900000' });
+    const refused = apply(s, {
+      kind: 'swap',
+      id: 'x2',
+      account: 'did:key:trader',
+      assetIn: 'CARBON',
+      amountIn: '1000000',
+      minOut: '900000',
+    });
     expect(refused.reply).toMatchObject({ filled: false, reason: 'slippage' });
     expect(refused.state?.reserves).toEqual(s?.reserves);
     // Asked again: the same answers, nothing applied twice.
     expect(
-      apply(refused.state, { kind: 'swap', id: 'x1', assetIn: 'CARBON', amountIn: '100000000', minOut: '1' }).state,
+      apply(refused.state, {
+        kind: 'swap',
+        id: 'x1',
+        account: 'did:key:trader',
+        assetIn: 'CARBON',
+        amountIn: '100000000',
+        minOut: '1',
+      }).state,
     ).toBe(refused.state);
     expect(
-      apply(refused.state, { kind: 'swap', id: 'x2', assetIn: 'CARBON', amountIn: '1000000', minOut: '0' }).reply,
+      apply(refused.state, {
+        kind: 'swap',
+        id: 'x2',
+        account: 'did:key:trader',
+        assetIn: 'CARBON',
+        amountIn: '1000000',
+        minOut: '0',
+      }).reply,
     ).toEqual(refused.reply);
   });
 
   it('refuses swaps before it is seeded, of an asset it does not trade, and a second seed', () => {
     expect(
-      apply(undefined, { kind: 'swap', id: 'x', assetIn: 'CARBON', amountIn: '1', minOut: '0' }).rejection?.code,
+      apply(undefined, {
+        kind: 'swap',
+        id: 'x',
+        account: 'did:key:trader',
+        assetIn: 'CARBON',
+        amountIn: '1',
+        minOut: '0',
+      }).rejection?.code,
     ).toBe('NOT_FOUND');
     const s = apply(undefined, seed).state;
-    expect(apply(s, { kind: 'swap', id: 'x', assetIn: 'ITMO', amountIn: '1', minOut: '0' }).rejection?.code).toBe(
-      'VALIDATION_FAILED',
-    );
+    expect(
+      apply(s, { kind: 'swap', id: 'x', account: 'did:key:trader', assetIn: 'ITMO', amountIn: '1', minOut: '0' })
+        .rejection?.code,
+    ).toBe('VALIDATION_FAILED');
     expect(apply(s, seed).rejection?.code).toBe('ALREADY_EXISTS');
   });
 
@@ -61,6 +98,7 @@ describe('a pool', () => {
           const d = apply(s, {
             kind: 'swap',
             id: `s${w.id}`,
+            account: 'did:key:trader',
             assetIn: w.assetIn,
             amountIn: String(w.amountIn),
             minOut: String(w.minOut),
@@ -77,5 +115,36 @@ describe('a pool', () => {
         return BigInt(s.reserves.CARBON!) === net.CARBON && BigInt(s.reserves.USDC!) === net.USDC;
       }),
     );
+  });
+
+  it('writes a fill as one balanced movement on the ledger, and tells a saga its outcome each time it asks', () => {
+    const s = apply(undefined, seed).state;
+    const swap: PoolMessage = {
+      kind: 'swap',
+      id: 'c1:swap',
+      account: 'did:key:trader',
+      assetIn: 'USDC',
+      amountIn: '2000000',
+      minOut: '1',
+      replyTo: { type: 'conversion', key: 'c1' },
+    };
+    const first = apply(s, swap);
+    const [entry, told] = first.effects ?? [];
+    const payload = entry?.payload as {
+      type: string;
+      movement: Array<{ account: string; asset: string; amount: string }>;
+    };
+    expect(payload.type).toBe('conversion.swapped');
+    const legs: Leg[] = payload.movement.map((l) => ({ ...l, amount: BigInt(l.amount) }));
+    expect(unbalanced(legs)).toBeUndefined();
+    expect(legs).toContainEqual({ account: 'pool:p1', asset: 'USDC', amount: 2_000_000n });
+    expect(told).toEqual({
+      topic: 'tell',
+      payload: { type: 'conversion', key: 'c1', message: { kind: 'swapped', id: 'c1:swap', outcome: first.reply } },
+    });
+    // Asked again: the same outcome told again, and no second movement.
+    const again = apply(first.state, swap);
+    expect(again.effects).toEqual([told]);
+    expect(again.state).toBe(first.state);
   });
 });

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { Logger } from '../../log.js';
-import type { Sql } from '../../store/db.js';
-import { TELL_TOPIC } from '../tell-effect.js';
 import { Backoff, sleep } from './backoff.js';
 import type { Keys } from './keys.js';
 import { mailboxEntry } from './mailbox-post.js';
 import type { MailboxWriter } from './mailbox-writer.js';
+import type { TellOutbox } from './ports.js';
 
 /** An outbox row of the tell topic, as tellEffect() wrote it. */
 const tellPayload = z.object({
@@ -22,7 +21,7 @@ interface OutboxRelayOptions {
 }
 
 export interface OutboxRelayDeps {
-  sql: Sql;
+  outbox: TellOutbox;
   writer: MailboxWriter;
   keys: Keys;
   partitionsOf: (type: string) => number;
@@ -35,9 +34,9 @@ export interface OutboxRelayDeps {
 /**
  * Posts the outbox's `tell` rows to the mailboxes they name: how one actor reaches another
  * without losing a message. The rows were written in the commit of the sender's new state
- * (tell-effect.ts); the relay takes a batch of them in a transaction (`DELETE … FOR UPDATE SKIP
- * LOCKED`, so every worker can run one), writes them to Redis, and commits the delete only once
- * Redis holds every entry. A crash or a Redis outage in between rolls the delete back, and the
+ * (tell-effect.ts); the relay takes a batch of them that no other relay holds (every worker runs
+ * one), writes them to Redis, and the outbox removes them only once Redis holds every entry
+ * (store/tell-outbox.ts). A crash or a Redis outage in between rolls the delete back, and the
  * rows are posted again: delivery is at least once, and receivers apply repeats as no-ops (by the
  * id the message carries). One relay posts its batch in the order the rows were written; two
  * relays may interleave, so no receiver depends on the order of messages from different commits.
@@ -102,20 +101,12 @@ export class OutboxRelay {
     this.wake = undefined;
   }
 
-  /** One transaction: takes up to a batch of rows, posts them, deletes them. How many it took. */
+  /** Takes up to a batch of tells, posts them, and lets the outbox remove them. How many it took. */
   private relayBatch(): Promise<number> {
-    const { sql, options } = this.d;
-    return sql.begin(async (tx) => {
-      const rows = await tx<Array<{ id: string; payload: unknown }>>`
-        DELETE FROM outbox WHERE id IN (
-          SELECT id FROM outbox WHERE topic = ${TELL_TOPIC} AND processed_at IS NULL
-          ORDER BY id LIMIT ${options.batch} FOR UPDATE SKIP LOCKED)
-        RETURNING id, payload`;
-      rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-      // Every write of the batch goes in one turn, so in one call per mailbox, in row order.
-      await Promise.all(rows.map((r) => this.post(r.id, r.payload)));
-      return rows.length;
-    });
+    // Every write of the batch goes in one turn, so in one call per mailbox, in row order.
+    return this.d.outbox.relay(this.d.options.batch, (tells) =>
+      Promise.all(tells.map((t) => this.post(t.id, t.payload))).then(() => undefined),
+    );
   }
 
   private async post(id: string, payload: unknown): Promise<void> {

@@ -175,3 +175,22 @@ export interface Mailbox {
   /** Ends any read and disconnects; idempotent. */
   close(): void;
 }
+
+/** The outbox topic of messages from one actor to another (tell-effect.ts, outbox-relay.ts). */
+export const TELL_TOPIC = 'tell';
+
+/** A tell waiting in the outbox: its row id and what tellEffect() wrote. */
+export interface OutboxTell {
+  id: string;
+  payload: unknown;
+}
+
+/**
+ * The outbox's tells, for the outbox relay: `relay` takes up to `batch` of them that no other
+ * relay holds, oldest first, hands them to `post`, and removes them only once `post` has
+ * resolved (in one transaction: a failure or a crash leaves them for the next relay). Resolves
+ * with how many it took.
+ */
+export interface TellOutbox {
+  relay(batch: number, post: (tells: readonly OutboxTell[]) => Promise<void>): Promise<number>;
+}
