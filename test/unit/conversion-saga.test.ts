@@ -40,6 +40,21 @@ class World {
     return d.reply;
   }
 
+  /** A pool of 1,000 CARBON and 1,000 USDC, fee 0.3%. */
+  seedPool(): void {
+    this.send('pool', 'main', {
+      kind: 'seed',
+      id: 's',
+      deposits: { CARBON: '1000000000', USDC: '1000000000' },
+      feeBps: 30,
+    });
+  }
+
+  /** Delivers every tell, each once, in the order sent, until none is left. */
+  deliverInOrder(): void {
+    for (let t = this.network.shift(); t; t = this.network.shift()) this.send(t.type, t.key, t.message);
+  }
+
   private emit(e: OutboxEffect): void {
     if (e.topic === 'tell') this.network.push(e.payload as Tell);
     else this.ledger.push(e.payload);
@@ -59,18 +74,10 @@ const start = (n: number, amountIn: string, minOut = '1') => ({
 describe('the conversion saga', () => {
   it('completes a conversion: hold, swap, capture, with the output credited', () => {
     const w = new World();
-    w.send('pool', 'main', {
-      kind: 'seed',
-      id: 's',
-      deposits: { CARBON: '1000000000', USDC: '1000000000' },
-      feeBps: 30,
-    });
+    w.seedPool();
     w.send('account', 'did:key:supplier', { kind: 'credit', id: 'c', asset: 'CARBON', amount: '10000000' });
     w.send('conversion', 'k1', start(1, '10000000'));
-    while (w.network.length > 0) {
-      const t = w.network.shift()!;
-      w.send(t.type, t.key, t.message);
-    }
+    w.deliverInOrder();
     const c = w.states.get('conversion/k1') as ConversionState;
     expect(c.status).toBe('completed');
     const a = w.states.get('account/did:key:supplier') as AccountState;
@@ -81,19 +88,11 @@ describe('the conversion saga', () => {
 
   it('is refused at reserve without enough CARBON, and compensated when the pool refuses on slippage', () => {
     const w = new World();
-    w.send('pool', 'main', {
-      kind: 'seed',
-      id: 's',
-      deposits: { CARBON: '1000000000', USDC: '1000000000' },
-      feeBps: 30,
-    });
+    w.seedPool();
     w.send('account', 'did:key:supplier', { kind: 'credit', id: 'c', asset: 'CARBON', amount: '5000000' });
     w.send('conversion', 'poor', start(1, '6000000'));
     w.send('conversion', 'greedy', start(2, '5000000', '5000000'));
-    while (w.network.length > 0) {
-      const t = w.network.shift()!;
-      w.send(t.type, t.key, t.message);
-    }
+    w.deliverInOrder();
     expect(w.states.get('conversion/poor')).toMatchObject({
       status: 'rejected',
       failure: { code: 'INSUFFICIENT_BALANCE' },

@@ -12,6 +12,11 @@ const seed: PoolMessage = {
   feeBps: 30,
 };
 
+/** A trader's swap, asked directly (no saga to tell). */
+function swapOf(id: string, assetIn: string, amountIn: string, minOut: string): PoolMessage {
+  return { kind: 'swap', id, account: 'did:key:trader', assetIn, amountIn, minOut };
+}
+
 function apply(state: PoolState | undefined, m: PoolMessage) {
   return poolActor.decide(state, poolActor.messages.parse(m), ctx);
 }
@@ -19,65 +24,21 @@ function apply(state: PoolState | undefined, m: PoolMessage) {
 describe('a pool', () => {
   it('fills a swap at its quote, and refuses one below the minimum, remembering both', () => {
     let s = apply(undefined, seed).state;
-    const filled = apply(s, {
-      kind: 'swap',
-      id: 'x1',
-      account: 'did:key:trader',
-      assetIn: 'CARBON',
-      amountIn: '100000000',
-      minOut: '1',
-    });
+    const filled = apply(s, swapOf('x1', 'CARBON', '100000000', '1'));
     expect(filled.reply).toMatchObject({ filled: true, assetOut: 'USDC', amountOut: '45330544' });
     s = filled.state;
-    const refused = apply(s, {
-      kind: 'swap',
-      id: 'x2',
-      account: 'did:key:trader',
-      assetIn: 'CARBON',
-      amountIn: '1000000',
-      minOut: '900000',
-    });
+    const refused = apply(s, swapOf('x2', 'CARBON', '1000000', '900000'));
     expect(refused.reply).toMatchObject({ filled: false, reason: 'slippage' });
     expect(refused.state?.reserves).toEqual(s?.reserves);
     // Asked again: the same answers, nothing applied twice.
-    expect(
-      apply(refused.state, {
-        kind: 'swap',
-        id: 'x1',
-        account: 'did:key:trader',
-        assetIn: 'CARBON',
-        amountIn: '100000000',
-        minOut: '1',
-      }).state,
-    ).toBe(refused.state);
-    expect(
-      apply(refused.state, {
-        kind: 'swap',
-        id: 'x2',
-        account: 'did:key:trader',
-        assetIn: 'CARBON',
-        amountIn: '1000000',
-        minOut: '0',
-      }).reply,
-    ).toEqual(refused.reply);
+    expect(apply(refused.state, swapOf('x1', 'CARBON', '100000000', '1')).state).toBe(refused.state);
+    expect(apply(refused.state, swapOf('x2', 'CARBON', '1000000', '0')).reply).toEqual(refused.reply);
   });
 
   it('refuses swaps before it is seeded, of an asset it does not trade, and a second seed', () => {
-    expect(
-      apply(undefined, {
-        kind: 'swap',
-        id: 'x',
-        account: 'did:key:trader',
-        assetIn: 'CARBON',
-        amountIn: '1',
-        minOut: '0',
-      }).rejection?.code,
-    ).toBe('NOT_FOUND');
+    expect(apply(undefined, swapOf('x', 'CARBON', '1', '0')).rejection?.code).toBe('NOT_FOUND');
     const s = apply(undefined, seed).state;
-    expect(
-      apply(s, { kind: 'swap', id: 'x', account: 'did:key:trader', assetIn: 'ITMO', amountIn: '1', minOut: '0' })
-        .rejection?.code,
-    ).toBe('VALIDATION_FAILED');
+    expect(apply(s, swapOf('x', 'ITMO', '1', '0')).rejection?.code).toBe('VALIDATION_FAILED');
     expect(apply(s, seed).rejection?.code).toBe('ALREADY_EXISTS');
   });
 
