@@ -95,6 +95,14 @@ export const configSchema = z
     HEARTH_DIAGNOSTICS: bool.default(false),
     /** Where ledger blocks go: `journal` (Postgres, hash-chained) or `cosmos` (journal + one tx per block). Default journal. */
     LEDGER_BACKEND: z.enum(['journal', 'cosmos']).default('journal'),
+    /** The stablecoin CARBON converts to (its symbol in accounts, the pool `CARBON-<symbol>` and the ledger). Default USDC. */
+    STABLECOIN_SYMBOL: z
+      .string()
+      .regex(/^[A-Z][A-Z0-9]{1,11}$/, 'must be 2-12 capital letters and digits, e.g. USDC')
+      .refine((s) => s !== 'CARBON' && s !== 'ITMO', 'must not be CARBON or ITMO')
+      .default('USDC'),
+    /** How long a conversion request waits for its saga to end before answering 202, ms. Default 5000. */
+    CONVERSION_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
     /** Entries per ledger block at most. Default 500. */
     LEDGER_BATCH_SIZE: positiveInt.max(10_000).default(500),
     /** Longest an entry waits for its block, ms (a block is cut at LEDGER_BATCH_SIZE entries or this). Default 200. */

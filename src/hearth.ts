@@ -244,6 +244,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         types,
         overview,
         redisUrl: config.REDIS_URL,
+        conversions: { stablecoin: config.STABLECOIN_SYMBOL, waitMs: config.CONVERSION_WAIT_MS },
       })) {
         router.add(r);
       }

@@ -41,7 +41,7 @@ const accountMessages = z.discriminatedUnion('kind', [
 export type AccountMessage = z.infer<typeof accountMessages>;
 
 /** What an account answers: per asset, what is available and what is held. */
-interface AccountView {
+export interface AccountView {
   balances: Record<string, { available: string; held: string }>;
 }
 
@@ -70,6 +70,8 @@ export const accountActor: ActorDefinition<AccountState, AccountMessage> = {
     const decision = decideAccount(state, msg);
     return 'replyTo' in msg && msg.replyTo ? toldBack(decision, msg, msg.replyTo) : decision;
   },
+  // The balances a party reads (GET /v1/accounts/{did}), without the saga bookkeeping.
+  view: { table: 'account_views', columns: ['doc'], row: (s) => ({ doc: view(s) }) },
 };
 
 /**

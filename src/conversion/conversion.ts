@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { tellEffect } from '../actors/tell-effect.js';
 import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
+import { actorRef } from '../actors/runtime/actor-ref.js';
 import { swapOutcome } from './swap-outcome.js';
 
 /**
@@ -61,6 +62,9 @@ const conversionMessages = z.discriminatedUnion('kind', [
 ]);
 
 export type ConversionMessage = z.infer<typeof conversionMessages>;
+
+/** Micro-units as the decimal a person reads in a message (`19000000` → `19`). */
+const shown = (micro: string): string => String(Number(micro) / 1e6);
 
 const holdId = (c: { id: string }): string => `${c.id}:hold`;
 const swapId = (c: { id: string }): string => `${c.id}:swap`;
@@ -153,7 +157,7 @@ function decideConversion(
       return moveTo(state, 'rejected', ctx.now, {
         failure: {
           code: 'INSUFFICIENT_BALANCE',
-          message: `${state.amountIn} ${state.assetIn} asked, ${msg.available} available`,
+          message: `${shown(state.amountIn)} ${state.assetIn} asked, ${shown(msg.available)} available`,
           details: { asset: state.assetIn, available: msg.available },
         },
       });
@@ -167,7 +171,7 @@ function decideConversion(
           o.reason === 'slippage'
             ? {
                 code: 'SLIPPAGE',
-                message: `the pool would pay ${o.quote}, less than minOut ${state.minOut}`,
+                message: `the pool would pay ${shown(o.quote)}, less than the ${shown(state.minOut)} asked for`,
                 details: { quote: o.quote, minOut: state.minOut },
               }
             : { code: 'NO_LIQUIDITY', message: 'the pool cannot fill this amount', details: { quote: o.quote } },
@@ -185,4 +189,23 @@ export const conversionActor: ActorDefinition<ConversionState, ConversionMessage
   messages: conversionMessages,
   persistence: { mode: 'commit-before-reply' },
   decide: decideConversion,
+  view: {
+    table: 'conversion_views',
+    columns: ['account', 'status', 'created_at', 'doc'],
+    row: (c) => ({ account: c.account, status: c.status, created_at: c.createdAt, doc: c }),
+  },
 };
+
+/** How the gateway starts a saga (`start`: its state once committed) and reads one. */
+export const conversionRef = actorRef<
+  ConversionMessage,
+  {
+    start: ConversionState;
+    get: ConversionState;
+    held: unknown;
+    'hold-refused': unknown;
+    swapped: unknown;
+    captured: unknown;
+    released: unknown;
+  }
+>('conversion');

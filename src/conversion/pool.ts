@@ -94,6 +94,12 @@ export const poolActor: ActorDefinition<PoolState, PoolMessage> = {
     ];
     return { state: next, reply: outcome, effects };
   },
+  // Its reserves and fee, without the remembered outcomes.
+  view: {
+    table: 'pool_views',
+    columns: ['doc'],
+    row: (s) => ({ doc: { assets: s.assets, reserves: s.reserves, feeBps: s.feeBps } }),
+  },
 };
 
 /** The account of a pool's reserves in ledger movements. */

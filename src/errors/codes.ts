@@ -65,7 +65,18 @@ export const errorCodes = {
   VOUCHER_EXPIRED: { status: 409, doc: 'Redemption rule 1: the voucher is past its expiry date.' },
   SUPPLIER_NOT_AUTHORIZED: { status: 403, doc: 'Redemption rule 2: the supplier is unknown or not authorized.' },
   SUPPLIER_DID_MISMATCH: { status: 403, doc: "supplierDid is not the DID of the caller's key." },
-  INSUFFICIENT_BALANCE: { status: 409, doc: 'Redemption rule 3: the amount exceeds the available balance.' },
+  INSUFFICIENT_BALANCE: {
+    status: 409,
+    doc: "Redemption rule 3: the amount exceeds the voucher's available balance; or a conversion asks more than the account has available (`details.available`).",
+  },
+  IDEMPOTENCY_KEY_REQUIRED: { status: 400, doc: 'This operation moves money and needs an Idempotency-Key.' },
+  POOL_NOT_FOUND: { status: 404, doc: 'No liquidity pool with this id, or it has not been seeded yet.' },
+  CONVERSION_NOT_FOUND: { status: 404, doc: "No conversion with this id (or it is another party's)." },
+  SLIPPAGE: {
+    status: 409,
+    doc: 'The pool would pay less than `minReceive`; nothing moved (`details.quote` is what it would have paid).',
+  },
+  NO_LIQUIDITY: { status: 409, doc: 'The pool cannot fill this amount (it would pay nothing); nothing moved.' },
   PRODUCT_NOT_APPROVED: {
     status: 400,
     doc: 'Redemption rule 4: the product is unknown or not approved for the scheme.',

@@ -21,6 +21,8 @@ import { SurveyReads } from './surveys/survey-reads.js';
 import { ClaimReads } from './claims/claim-reads.js';
 import { LedgerReads } from '../ledger/ledger-reads.js';
 import { ledgerRoutes } from './ledger/routes.js';
+import { conversionRoutes } from './conversions/routes.js';
+import { ConversionReads } from './conversions/conversion-reads.js';
 import { ussdRoutes } from './ussd/routes.js';
 import { ussdDeps, type UssdOptions } from './ussd/deps.js';
 import type { Logger } from '../log.js';
@@ -49,6 +51,7 @@ export interface ProductDeps {
   /** The console's readings of this gateway, and where its tails connect. */
   overview: OverviewHistory;
   redisUrl: string;
+  conversions: { stablecoin: string; waitMs: number };
 }
 
 export function productRoutes({
@@ -65,6 +68,7 @@ export function productRoutes({
   types,
   overview,
   redisUrl,
+  conversions,
 }: ProductDeps): RouteSpec[] {
   const now = () => clock().getTime();
   const households = new Registry(sql, householdTable);
@@ -140,6 +144,7 @@ export function productRoutes({
     ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),
     ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
     ...ledgerRoutes(g, new LedgerReads(sql)),
+    ...conversionRoutes(g, { client, reads: new ConversionReads(sql), ...conversions }),
     ...operatorRoutes(g, { deadLetters: new DeadLetters(redis, redisKeys, types), actions }),
     ...consoleDataRoutes(g, {
       sql,

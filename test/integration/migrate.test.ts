@@ -24,12 +24,14 @@ describe('migrations', () => {
     const tables = await env.sql<{ table_name: string }[]>`
       SELECT table_name FROM information_schema.tables WHERE table_schema = ${env.schema} ORDER BY table_name`;
     expect(tables.map((t) => t.table_name)).toEqual([
+      'account_views',
       'actor_records',
       'actor_snapshots',
       'api_keys',
       'certificates',
       'chat_views',
       'claim_views',
+      'conversion_views',
       'households',
       'idempotency_keys',
       'ledger_blocks',
@@ -40,6 +42,7 @@ describe('migrations', () => {
       'oracle_revoked_delegations',
       'outbox',
       'partition_fences',
+      'pool_views',
       'products',
       'schema_migrations',
       'suppliers',

@@ -15,11 +15,16 @@ const createKey = z
   .object({ role: z.enum(roles), did: did.optional(), label: z.string().trim().min(1).max(200).optional() })
   .strict()
   .superRefine((k, ctx) => {
-    // Suppliers and households act for a DID; a regulator may have one (it signs verifications).
+    // Suppliers and households act for a DID; a regulator may have one (it signs verifications),
+    // an implementer too (its account, for the token conversion flow).
     const acts = k.role === 'supplier' || k.role === 'household';
     if (acts && !k.did) ctx.addIssue({ code: 'custom', path: ['did'], message: `is required for a ${k.role} key` });
-    if (!acts && k.role !== 'regulator' && k.did) {
-      ctx.addIssue({ code: 'custom', path: ['did'], message: 'is only for supplier, household and regulator keys' });
+    if (k.role === 'admin' && k.did) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['did'],
+        message: 'is only for supplier, household, regulator and implementer keys',
+      });
     }
   });
 

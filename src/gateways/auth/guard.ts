@@ -34,14 +34,23 @@ export interface Guards {
  * Authenticates the API key (and a supplier's message signature), checks the role, and (for
  * POST) honours Idempotency-Key. An address with too many failed authentications is refused
  * before its key is checked, and a key over its allowance after (429 RATE_LIMITED).
+ *
+ * `ownIdempotency`: the route keeps its own record of each Idempotency-Key (a conversion saga
+ * is one, keyed by it) and answers a repeat with where that record stands now, not with a copy
+ * of the first answer.
  */
-export function guarded(g: Guards, allowed: readonly Role[], handler: AuthedHandler): Handler {
+export function guarded(
+  g: Guards,
+  allowed: readonly Role[],
+  handler: AuthedHandler,
+  options: { ownIdempotency?: boolean } = {},
+): Handler {
   return async (ctx) => {
     await g.limits.checkAuthFailures(ctx.ip);
     const who = await authenticated(ctx, g);
     await g.limits.takeApiKey(who.keyId);
     requireRole(who, ...allowed);
-    if (ctx.method !== 'POST') return handler(ctx, who);
+    if (ctx.method !== 'POST' || options.ownIdempotency) return handler(ctx, who);
     return g.idempotency.run(ctx, who, () => handler(ctx, who));
   };
 }

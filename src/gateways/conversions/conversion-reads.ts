@@ -1,0 +1,51 @@
+import type { AccountView } from '../../conversion/account.js';
+import type { ConversionState } from '../../conversion/conversion.js';
+import type { Sql } from '../../store/db.js';
+import { paged } from '../../store/paged.js';
+
+/** A pool as its read model holds it: the reserves and the fee, in micro-units. */
+export interface PoolRow {
+  assets: [string, string];
+  reserves: Record<string, string>;
+  feeBps: number;
+}
+
+/**
+ * Conversions, accounts and pools from their read models (018_conversion_views.sql), written in
+ * the same statement as each actor's snapshot: a read sees exactly what was committed.
+ */
+export class ConversionReads {
+  constructor(private readonly sql: Sql) {}
+
+  async conversion(id: string): Promise<ConversionState | undefined> {
+    const [row] = await this.sql<{ doc: ConversionState }[]>`SELECT doc FROM conversion_views WHERE key = ${id}`;
+    return row?.doc;
+  }
+
+  async conversions(
+    account: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: ConversionState[]; total: number }> {
+    const sql = this.sql;
+    const { rows, total } = await paged(
+      (lim, off) => sql<{ doc: ConversionState; total: string }[]>`
+        SELECT doc, count(*) OVER () AS total FROM conversion_views WHERE account = ${account}
+        ORDER BY created_at DESC, key LIMIT ${lim} OFFSET ${off}`,
+      limit,
+      offset,
+    );
+    return { items: rows.map((r) => r.doc), total };
+  }
+
+  /** An account that was never credited has no row: it holds nothing. */
+  async account(did: string): Promise<AccountView> {
+    const [row] = await this.sql<{ doc: AccountView }[]>`SELECT doc FROM account_views WHERE key = ${did}`;
+    return row?.doc ?? { balances: {} };
+  }
+
+  async pool(id: string): Promise<PoolRow | undefined> {
+    const [row] = await this.sql<{ doc: PoolRow }[]>`SELECT doc FROM pool_views WHERE key = ${id}`;
+    return row?.doc;
+  }
+}
