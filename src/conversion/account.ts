@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { tellEffect } from '../actors/tell-effect.js';
 import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
 import { replyTo } from './swap-outcome.js';
+import { ledgerEntry } from '../actors/ledger-effect.js';
+import { actorRef } from '../actors/runtime/actor-ref.js';
+import { poolAccount, shown } from './movement.js';
 
 /**
  * A party's account (docs/design/token-conversion.md): an available balance per asset and the
@@ -13,6 +16,11 @@ import { replyTo } from './swap-outcome.js';
 export interface AccountState {
   balances: Record<string, string>;
   holds: Record<string, { asset: string; amount: string }>;
+  /**
+   * Credits waiting on a decision, by step id: a redemption's CARBON until a regulator accepts its
+   * claim (then it is available) or rejects it (then it goes back to the voucher).
+   */
+  pending?: Record<string, { asset: string; amount: string }>;
   /** The step ids applied lately, oldest first (RECENT of them): a repeat answers, not applies. */
   recent: string[];
 }
@@ -35,23 +43,48 @@ const accountMessages = z.discriminatedUnion('kind', [
     credit: z.strictObject({ asset, amount: micro }).optional(),
     replyTo: replyTo.optional(),
   }),
+  /** A redemption's CARBON, not spendable until its claim is accepted. */
+  z.strictObject({ kind: z.literal('credit-pending'), id: stepId, asset, amount: micro }),
+  /**
+   * The decision on a pending credit (same id): accepted makes it available, rejected drops it.
+   * It carries the amount, so one that arrives before its credit (two senders' tells are not
+   * ordered) still settles, and the late credit is then ignored.
+   */
+  z.strictObject({
+    kind: z.literal('settle-pending'),
+    id: stepId,
+    asset,
+    amount: micro,
+    outcome: z.enum(['accepted', 'rejected']),
+  }),
+  /** Moves available balances into a pool's reserves (its first deposit seeds it, with the fee). */
+  z.strictObject({
+    kind: z.literal('deposit'),
+    id: stepId,
+    pool: z.string().min(1).max(128),
+    amounts: z.record(asset, micro),
+    feeBps: z.number().int().min(0).max(1_000),
+  }),
   z.strictObject({ kind: z.literal('get') }),
 ]);
 
 export type AccountMessage = z.infer<typeof accountMessages>;
 
-/** What an account answers: per asset, what is available and what is held. */
+/** What an account answers: per asset, what is available, held and pending. */
 export interface AccountView {
-  balances: Record<string, { available: string; held: string }>;
+  balances: Record<string, { available: string; held: string; pending: string }>;
 }
 
 const empty: AccountState = { balances: {}, holds: {}, recent: [] };
 
 function view(s: AccountState): AccountView {
   const out: AccountView['balances'] = {};
-  const row = (a: string) => (out[a] ??= { available: '0', held: '0' });
+  const row = (a: string) => (out[a] ??= { available: '0', held: '0', pending: '0' });
   for (const [a, v] of Object.entries(s.balances)) row(a).available = v;
   for (const h of Object.values(s.holds)) row(h.asset).held = String(BigInt(row(h.asset).held) + BigInt(h.amount));
+  for (const p of Object.values(s.pending ?? {})) {
+    row(p.asset).pending = String(BigInt(row(p.asset).pending) + BigInt(p.amount));
+  }
   return { balances: out };
 }
 
@@ -61,13 +94,58 @@ const plus = (s: AccountState, a: string, by: bigint): Record<string, string> =>
 });
 
 const remembered = (s: AccountState, id: string): string[] => [...s.recent, id].slice(-RECENT);
+/** The step id under which a pending credit's decision is remembered. */
+const settled = (id: string): string => `${id}:settled`;
+
+/**
+ * An implementer's liquidity into a pool: the amounts leave its available balances, the movement
+ * goes on the ledger in this commit, and the pool is told to add them to its reserves (it applies
+ * a deposit id once). Refused, changing nothing, if any amount is more than is available.
+ */
+function deposit(
+  state: AccountState | undefined,
+  msg: AccountMessage & { kind: 'deposit' },
+  ctx: { key: string; now: Date },
+): Decision<AccountState> {
+  const s = state ?? empty;
+  let balances = s.balances;
+  for (const [a, amount] of Object.entries(msg.amounts)) {
+    const available = BigInt(balances[a] ?? '0');
+    if (available < BigInt(amount)) {
+      return {
+        state,
+        rejection: reject('INSUFFICIENT_BALANCE', `${shown(amount)} ${a} asked, ${shown(available)} available`, {
+          asset: a,
+          available: String(available),
+        }),
+      };
+    }
+    balances = { ...balances, [a]: String(available - BigInt(amount)) };
+  }
+  const next = { ...s, balances, recent: remembered(s, msg.id) };
+  const movement = Object.entries(msg.amounts).flatMap(([a, amount]) => [
+    { account: ctx.key, asset: a, amount: `-${amount}` },
+    { account: poolAccount(msg.pool), asset: a, amount },
+  ]);
+  return {
+    state: next,
+    reply: view(next),
+    effects: [
+      ledgerEntry('pool.deposited', { pool: msg.pool, step: msg.id, movement, at: ctx.now.toISOString() }),
+      tellEffect(
+        { type: 'pool', key: msg.pool },
+        { kind: 'deposit', id: msg.id, deposits: msg.amounts, feeBps: msg.feeBps },
+      ),
+    ],
+  };
+}
 
 export const accountActor: ActorDefinition<AccountState, AccountMessage> = {
   type: 'account',
   messages: accountMessages,
   persistence: { mode: 'commit-before-reply' },
-  decide(state, msg) {
-    const decision = decideAccount(state, msg);
+  decide(state, msg, ctx) {
+    const decision = decideAccount(state, msg, ctx);
     return 'replyTo' in msg && msg.replyTo ? toldBack(decision, msg, msg.replyTo) : decision;
   },
   // The balances a party reads (GET /v1/accounts/{did}), without the saga bookkeeping.
@@ -92,11 +170,16 @@ function toldBack(
   return { ...d, effects: [...(d.effects ?? []), tellEffect(to, { kind, id: msg.id })] };
 }
 
-function decideAccount(state: AccountState | undefined, msg: AccountMessage): Decision<AccountState> {
+function decideAccount(
+  state: AccountState | undefined,
+  msg: AccountMessage,
+  ctx: { key: string; now: Date },
+): Decision<AccountState> {
   const s = state ?? empty;
   if (msg.kind === 'get') return { state, reply: view(s) };
   // A step applied already (or a hold still in place) answers as it stands now.
-  if (s.recent.includes(msg.id) || (msg.kind === 'hold' && s.holds[msg.id])) return { state, reply: view(s) };
+  const seen = msg.kind === 'settle-pending' ? s.recent.includes(settled(msg.id)) : s.recent.includes(msg.id);
+  if (seen || (msg.kind === 'hold' && s.holds[msg.id])) return { state, reply: view(s) };
   switch (msg.kind) {
     case 'credit': {
       const next = { ...s, balances: plus(s, msg.asset, BigInt(msg.amount)), recent: remembered(s, msg.id) };
@@ -120,6 +203,24 @@ function decideAccount(state: AccountState | undefined, msg: AccountMessage): De
       };
       return { state: next, reply: view(next) };
     }
+    case 'credit-pending': {
+      const next = {
+        ...s,
+        pending: { ...s.pending, [msg.id]: { asset: msg.asset, amount: msg.amount } },
+        recent: remembered(s, msg.id),
+      };
+      return { state: next, reply: view(next) };
+    }
+    case 'settle-pending': {
+      // The credit's own id is remembered too: a credit that comes after its decision is a repeat.
+      const { [msg.id]: _settled, ...pending } = s.pending ?? {};
+      const balances = msg.outcome === 'accepted' ? plus(s, msg.asset, BigInt(msg.amount)) : s.balances;
+      const recent = s.recent.includes(msg.id) ? s.recent : remembered(s, msg.id);
+      const next = { ...s, balances, pending, recent: [...recent, settled(msg.id)].slice(-RECENT) };
+      return { state: next, reply: view(next) };
+    }
+    case 'deposit':
+      return deposit(state, msg, ctx);
     case 'release':
     case 'capture': {
       const hold = s.holds[msg.id];
@@ -129,8 +230,11 @@ function decideAccount(state: AccountState | undefined, msg: AccountMessage): De
       if (msg.kind === 'capture' && msg.credit) {
         balances = plus({ ...s, balances }, msg.credit.asset, BigInt(msg.credit.amount));
       }
-      const next = { balances, holds, recent: remembered(s, msg.id) };
+      const next = { ...s, balances, holds, recent: remembered(s, msg.id) };
       return { state: next, reply: view(next) };
     }
   }
 }
+
+/** How the gateway asks an account: each kind answers the balances as they stand after it. */
+export const accountRef = actorRef<AccountMessage, { [K in AccountMessage['kind']]: AccountView }>('account');

@@ -3,6 +3,7 @@ import { tellEffect } from '../actors/tell-effect.js';
 import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
 import { actorRef } from '../actors/runtime/actor-ref.js';
 import { swapOutcome } from './swap-outcome.js';
+import { shown } from './movement.js';
 
 /**
  * A conversion through a pool, as a saga (docs/design/token-conversion.md): one actor per
@@ -62,9 +63,6 @@ const conversionMessages = z.discriminatedUnion('kind', [
 ]);
 
 export type ConversionMessage = z.infer<typeof conversionMessages>;
-
-/** Micro-units as the decimal a person reads in a message (`19000000` → `19`). */
-const shown = (micro: string): string => String(Number(micro) / 1e6);
 
 const holdId = (c: { id: string }): string => `${c.id}:hold`;
 const swapId = (c: { id: string }): string => `${c.id}:swap`;

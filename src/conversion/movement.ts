@@ -12,6 +12,21 @@ export interface Leg {
  */
 export const mintAccount = (asset: string): string => `mint:${asset}`;
 export const burnAccount = (asset: string): string => `burn:${asset}`;
+export const CARBON = 'CARBON';
+
+/** The step id of a redemption's pending credit on the supplier's account (and of its decision). */
+export const pendingCreditId = (redemptionId: string): string => `${redemptionId}:pending`;
+
+/** The account of a pool's reserves in ledger movements. */
+export const poolAccount = (pool: string): string => `pool:${pool}`;
+/** Where a supplier's redeemed CARBON waits for its claim to be accepted. */
+export const pendingAccount = (did: string): string => `pending:${did}`;
+/** The CARBON a voucher holds, from its issuance until it is redeemed. */
+export const voucherAccount = (id: string): string => `voucher:${id}`;
+
+/** Micro-units as the decimal a person reads in a message (`19000000` → `19`). */
+export const shown = (micro: string | bigint): string => String(Number(micro) / 1e6);
+
 export const isSystemAccount = (account: string): boolean => /^(mint|burn):/.test(account);
 
 /** Why a movement may not be recorded, or undefined: every asset's legs sum to zero, none is zero. */

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { reject, type ActorDefinition } from '../actors/runtime/types.js';
+import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
 import { ledgerEntry } from '../actors/ledger-effect.js';
 import { tellEffect } from '../actors/tell-effect.js';
 import { swap } from './pool-math.js';
+import { poolAccount } from './movement.js';
 import { replyTo, type SwapOutcome } from './swap-outcome.js';
 
 /**
@@ -16,6 +17,8 @@ export interface PoolState {
   assets: [string, string];
   reserves: Record<string, string>;
   feeBps: number;
+  /** The latest deposit ids, oldest first: a deposit told again is not added twice. */
+  deposits?: string[];
   /** Outcomes of the latest swaps by step id, oldest first. */
   outcomes: Array<[string, SwapOutcome]>;
 }
@@ -27,8 +30,13 @@ const micro = z.string().regex(/^[1-9][0-9]{0,24}$/, 'a positive whole number of
 const asset = z.string().regex(/^[A-Z][A-Z0-9]{1,11}$/, 'an asset symbol such as CARBON');
 
 const poolMessages = z.discriminatedUnion('kind', [
+  /**
+   * Liquidity from an implementer's account (its ledger movement was written there): the first
+   * deposit seeds the pool with its two assets and the fee; a later one adds to the reserves (the
+   * fee stays). Applied once per id.
+   */
   z.strictObject({
-    kind: z.literal('seed'),
+    kind: z.literal('deposit'),
     id: z.string().min(1).max(200),
     deposits: z.record(asset, micro),
     feeBps: z.number().int().min(0).max(1_000),
@@ -56,20 +64,7 @@ export const poolActor: ActorDefinition<PoolState, PoolMessage> = {
   persistence: { mode: 'commit-before-reply' },
   decide(state, msg, ctx) {
     if (msg.kind === 'get') return { state, reply: state ?? null };
-    if (msg.kind === 'seed') {
-      const assets = Object.keys(msg.deposits).sort();
-      if (state) return { state, rejection: reject('ALREADY_EXISTS', 'this pool is seeded already') };
-      if (assets.length !== 2) {
-        return { state, rejection: reject('VALIDATION_FAILED', 'a pool is seeded with two assets exactly') };
-      }
-      const next: PoolState = {
-        assets: [assets[0]!, assets[1]!],
-        reserves: { ...msg.deposits },
-        feeBps: msg.feeBps,
-        outcomes: [],
-      };
-      return { state: next, reply: next };
-    }
+    if (msg.kind === 'deposit') return deposit(state, msg);
     if (!state) return { state, rejection: reject('NOT_FOUND', 'this pool has not been seeded') };
     const known = state.outcomes.find(([id]) => id === msg.id);
     if (known)
@@ -102,9 +97,6 @@ export const poolActor: ActorDefinition<PoolState, PoolMessage> = {
   },
 };
 
-/** The account of a pool's reserves in ledger movements. */
-const poolAccount = (pool: string): string => `pool:${pool}`;
-
 /** The swap's movement: the trader's input into the pool's reserves, the output out of them. */
 function swapEntry(pool: string, account: string, id: string, o: SwapOutcome & { filled: true }, now: Date) {
   return ledgerEntry('conversion.swapped', {
@@ -118,6 +110,35 @@ function swapEntry(pool: string, account: string, id: string, o: SwapOutcome & {
     ],
     at: now.toISOString(),
   });
+}
+
+/** Deposits remembered: far more than an implementer sends between two crashes. */
+const RECENT_DEPOSITS = 1_000;
+
+function deposit(state: PoolState | undefined, msg: PoolMessage & { kind: 'deposit' }): Decision<PoolState> {
+  if (state?.deposits?.includes(msg.id)) return { state, reply: state };
+  const assets = Object.keys(msg.deposits).sort();
+  if (!state) {
+    // The route lets only a deposit of both assets seed a pool; anything else is refused here too.
+    if (assets.length !== 2) {
+      return { state, rejection: reject('VALIDATION_FAILED', 'a pool is seeded with two assets exactly') };
+    }
+    const next: PoolState = {
+      assets: [assets[0]!, assets[1]!],
+      reserves: { ...msg.deposits },
+      feeBps: msg.feeBps,
+      outcomes: [],
+      deposits: [msg.id],
+    };
+    return { state: next, reply: next };
+  }
+  if (!assets.every((a) => state.assets.includes(a))) {
+    return { state, rejection: reject('VALIDATION_FAILED', `this pool holds ${state.assets.join(' and ')}`) };
+  }
+  const reserves = { ...state.reserves };
+  for (const [a, amount] of Object.entries(msg.deposits)) reserves[a] = String(BigInt(reserves[a]!) + BigInt(amount));
+  const next = { ...state, reserves, deposits: [...(state.deposits ?? []), msg.id].slice(-RECENT_DEPOSITS) };
+  return { state: next, reply: next };
 }
 
 function answer(to: { type: string; key: string }, id: string, outcome: SwapOutcome) {

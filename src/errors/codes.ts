@@ -100,6 +100,7 @@ export const errorCodes = {
   },
   CLAIM_WINDOW_CLOSED: { status: 400, doc: "Claim rule 3: the plan's claim window after the redemption has passed." },
   CLAIM_ALREADY_SUBMITTED: { status: 409, doc: 'The redemption already has a claim.' },
+  CLAIM_ALREADY_DECIDED: { status: 409, doc: 'A regulator accepted or rejected this claim already, the other way.' },
   SURVEY_NOT_FOUND: { status: 404, doc: 'No survey with this id.' },
   RESPONSE_NOT_FOUND: { status: 404, doc: 'No survey response with this id.' },
   SURVEY_CONFIG_INVALID: {

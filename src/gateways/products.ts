@@ -23,6 +23,7 @@ import { LedgerReads } from '../ledger/ledger-reads.js';
 import { ledgerRoutes } from './ledger/routes.js';
 import { conversionRoutes } from './conversions/routes.js';
 import { ConversionReads } from './conversions/conversion-reads.js';
+import { treasuryRoutes } from './conversions/treasury-routes.js';
 import { ussdRoutes } from './ussd/routes.js';
 import { ussdDeps, type UssdOptions } from './ussd/deps.js';
 import type { Logger } from '../log.js';
@@ -145,6 +146,7 @@ export function productRoutes({
     ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
     ...ledgerRoutes(g, new LedgerReads(sql)),
     ...conversionRoutes(g, { client, reads: new ConversionReads(sql), ...conversions }),
+    ...treasuryRoutes(g, { client, certificates, stablecoin: conversions.stablecoin }),
     ...operatorRoutes(g, { deadLetters: new DeadLetters(redis, redisKeys, types), actions }),
     ...consoleDataRoutes(g, {
       sql,

@@ -50,7 +50,7 @@ describe('conversion sagas through a worker crash', () => {
     const first = worker();
     await first.waitFor(partitionTaken);
     await askUntilAnswered('pool', 'P', {
-      kind: 'seed',
+      kind: 'deposit',
       id: 'seed',
       deposits: { CARBON: String(1000n * M), USDC: String(1000n * M) },
       feeBps: 30,
@@ -112,8 +112,12 @@ describe('conversion sagas through a worker crash', () => {
         account,
         { kind: 'get' },
       );
-      expect(view.balances.CARBON).toEqual({ available: String(10n * M - spent), held: '0' });
-      expect(view.balances.USDC ?? { available: '0', held: '0' }).toEqual({ available: String(got), held: '0' });
+      expect(view.balances.CARBON).toEqual({ available: String(10n * M - spent), held: '0', pending: '0' });
+      expect(view.balances.USDC ?? { available: '0', held: '0', pending: '0' }).toEqual({
+        available: String(got),
+        held: '0',
+        pending: '0',
+      });
     }
     const pool = await askUntilAnswered<{ reserves: Record<string, string> }>('pool', 'P', { kind: 'get' });
     expect(pool.reserves).toEqual({ CARBON: String(1000n * M + poolIn), USDC: String(1000n * M - poolOut) });

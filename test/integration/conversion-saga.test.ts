@@ -36,7 +36,7 @@ describe('conversion saga on the runtime', () => {
     env = await isolated();
     hearth = await startHearth(env.config({ ACTOR_PARTITIONS: '4', LEDGER_BATCH_MS: '20' }), env.log);
     await ask('pool', 'CARBON-USDC', {
-      kind: 'seed',
+      kind: 'deposit',
       id: 'seed',
       deposits: { CARBON: '1000000000', USDC: '2000000000' },
       feeBps: 30,
@@ -61,8 +61,8 @@ describe('conversion saga on the runtime', () => {
       kind: 'get',
     });
     expect(account.balances).toEqual({
-      CARBON: { available: '20000000', held: '0' },
-      USDC: { available: done.fill!.amountOut, held: '0' },
+      CARBON: { available: '20000000', held: '0', pending: '0' },
+      USDC: { available: done.fill!.amountOut, held: '0', pending: '0' },
     });
     const pool = await ask<{ reserves: Record<string, string> }>('pool', 'CARBON-USDC', { kind: 'get' });
     expect(pool.reserves).toEqual({

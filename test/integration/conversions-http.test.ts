@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api, type Api } from '../support/api.js';
-import { isolated, type Isolated } from '../support/isolated.js';
+import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { newSigner } from '../support/signer.js';
-import { setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
+import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
+import { balanceOf, depositToPool, issueToTreasury, redeemAndClaim } from '../support/conversion-fixtures.js';
 
 /** Steps 1 and 3 of the token conversion flow over HTTP, with their refusals and reads. */
 describe('conversions over HTTP', () => {
@@ -26,8 +27,7 @@ describe('conversions over HTTP', () => {
       body,
       headers: idempotencyKey === null ? {} : { 'idempotency-key': idempotencyKey },
     });
-  const ask = (type: string, k: string, msg: { kind: string } & Record<string, unknown>) =>
-    hearth.client!.ask(type, k, msg);
+  let voucherId = '';
   const balances = async (did: string) =>
     (await a.call('GET', `/v1/accounts/${encodeURIComponent(did)}`)).body.balances;
 
@@ -39,20 +39,65 @@ describe('conversions over HTTP', () => {
     implementerKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'implementer', did: implementer } })).body
       .key;
     regulatorKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'regulator' } })).body.key;
-    // TODO(issue 26): seed through the implementer's account and credit through accepted claims.
-    await ask('pool', 'CARBON-USDC', {
-      kind: 'seed',
-      id: 'seed',
-      deposits: { CARBON: '1000000000', USDC: '2000000000' },
-      feeBps: 30,
+    // The implementer's CARBON comes from a treasury issuance; its stablecoin is credited here
+    // until the exchange orders of step 6 bring it in.
+    await issueToTreasury(a, implementerKey, 'cert-treasury', 1000);
+    await balanceOf(a, implementer, 'CARBON', (b) => b.available === 1000);
+    await hearth.client!.ask('account', implementer, {
+      kind: 'credit',
+      id: 'usdc',
+      asset: 'USDC',
+      amount: '2050000000',
     });
-    await ask('account', s.supplierDid, { kind: 'credit', id: 'grant', asset: 'CARBON', amount: '30000000' });
-    await ask('account', implementer, { kind: 'credit', id: 'grant', asset: 'USDC', amount: '50000000' });
+    await depositToPool(a, implementerKey, { CARBON: 1000, USDC: 2000 }, 'seed');
+    voucherId = await issueVoucher(a, s, 'cert-household', 100);
   });
 
   afterAll(async () => {
     await hearth.close();
     await env.cleanup();
+  });
+
+  it('keeps a redemption’s CARBON pending until a regulator accepts its claim; a rejection gives it back', async () => {
+    const claimId = await redeemAndClaim(a, s, voucherId, 30);
+    expect(await balanceOf(a, s.supplierDid, 'CARBON', (b) => b.pending === 30)).toEqual({
+      available: 0,
+      held: 0,
+      pending: 30,
+    });
+    const early = await convert('carbon-to-stable', { amount: 1, minReceive: 0 }, s.supplierKey);
+    expect(early.status).toBe(409);
+    expect(early.body.error).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { available: 0 } });
+    expect((await a.call('POST', `/v1/claims/${claimId}/accept`, { key: s.supplierKey, body: {} })).status).toBe(403);
+    const accepted = await a.call('POST', `/v1/claims/${claimId}/accept`, { key: regulatorKey, body: {} });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ id: claimId, status: 'accepted', decision: { by: expect.any(String) } });
+    expect(await balanceOf(a, s.supplierDid, 'CARBON', (b) => b.available === 30)).toEqual({
+      available: 30,
+      held: 0,
+      pending: 0,
+    });
+    const other = await a.call('POST', `/v1/claims/${claimId}/reject`, { key: regulatorKey, body: { reason: 'late' } });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('CLAIM_ALREADY_DECIDED');
+
+    const doubtful = await redeemAndClaim(a, s, voucherId, 5);
+    await balanceOf(a, s.supplierDid, 'CARBON', (b) => b.pending === 5);
+    const rejected = await a.call('POST', `/v1/claims/${doubtful}/reject`, {
+      key: regulatorKey,
+      body: { reason: 'no delivery photo' },
+    });
+    expect(rejected.body).toMatchObject({ status: 'rejected', decision: { reason: 'no delivery photo' } });
+    expect(await balanceOf(a, s.supplierDid, 'CARBON', (b) => b.pending === 0)).toEqual({
+      available: 30,
+      held: 0,
+      pending: 0,
+    });
+    const voucher = await eventually(
+      async () => (await a.call('GET', `/v1/vouchers/${voucherId}`, { key: s.implementerKey })).body,
+      (v: { remainingBalance: number }) => v.remainingBalance === 70,
+    );
+    expect(voucher.remainingBalance).toBe(70);
   });
 
   it('converts a supplier’s CARBON to the stablecoin at the quoted price (201), once per Idempotency-Key', async () => {
@@ -84,13 +129,13 @@ describe('conversions over HTTP', () => {
     expect(again.status).toBe(201);
     expect(again.body.id).toBe(r.body.id);
     expect(await balances(s.supplierDid)).toEqual({
-      CARBON: { available: 20, held: 0 },
-      USDC: { available: quote.body.amountOut, held: 0 },
+      CARBON: { available: 20, held: 0, pending: 0 },
+      USDC: { available: quote.body.amountOut, held: 0, pending: 0 },
     });
     const read = await a.call('GET', `/v1/conversions/${r.body.id}`, { key: s.supplierKey });
     expect(read.body).toEqual(r.body);
     const list = await a.call('GET', '/v1/conversions', { key: s.supplierKey });
-    expect(list.body).toMatchObject({ total: 1, items: [{ id: r.body.id }] });
+    expect(list.body).toMatchObject({ total: 2, items: [{ id: r.body.id }, { status: 'rejected' }] });
     const pool = await a.call('GET', '/v1/pools/CARBON-USDC', { key: s.supplierKey });
     expect(pool.body.reserves).toEqual({ CARBON: 1010, USDC: 2000 - quote.body.amountOut });
   });
@@ -136,7 +181,7 @@ describe('conversions over HTTP', () => {
       status: 'completed',
     });
     const held = await balances(implementer);
-    expect(held.USDC).toEqual({ available: 30, held: 0 });
+    expect(held.USDC).toEqual({ available: 30, held: 0, pending: 0 });
     expect(held.CARBON.available).toBe(r.body.amountOut);
   });
 

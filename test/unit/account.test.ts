@@ -32,7 +32,10 @@ describe('an account', () => {
       { kind: 'release', id: 'x2:reserve' },
     ]);
     expect(accountActor.decide(state, { kind: 'get' }, ctx).reply).toEqual({
-      balances: { CARBON: { available: '2000000', held: '0' }, USDC: { available: '2900000', held: '0' } },
+      balances: {
+        CARBON: { available: '2000000', held: '0', pending: '0' },
+        USDC: { available: '2900000', held: '0', pending: '0' },
+      },
     });
   });
 
@@ -97,5 +100,65 @@ describe('an account', () => {
         return total(a, 'CARBON') === credited - captured && BigInt(a?.balances.CARBON ?? '0') === available;
       }),
     );
+  });
+
+  it('keeps a redemption pending until its claim is decided, in either order of arrival, once', () => {
+    const credit: AccountMessage = { kind: 'credit-pending', id: 'r1:pending', asset: 'CARBON', amount: '4000000' };
+    const accept: AccountMessage = {
+      kind: 'settle-pending',
+      id: 'r1:pending',
+      asset: 'CARBON',
+      amount: '4000000',
+      outcome: 'accepted',
+    };
+    const reject: AccountMessage = { ...accept, id: 'r2:pending', outcome: 'rejected' };
+    const rejected: AccountMessage = { ...credit, id: 'r2:pending' };
+    const available = { CARBON: { available: '4000000', held: '0', pending: '0' } };
+    const pendingOnly = run([credit]).state;
+    expect(accountActor.decide(pendingOnly, { kind: 'get' }, ctx).reply).toEqual({
+      balances: { CARBON: { available: '0', held: '0', pending: '4000000' } },
+    });
+    // A pending credit is not available to hold.
+    expect(
+      accountActor.decide(pendingOnly, { kind: 'hold', id: 'h', asset: 'CARBON', amount: '1' }, ctx).rejection?.code,
+    ).toBe('INSUFFICIENT_BALANCE');
+    for (const order of [
+      [credit, accept, credit, accept, rejected, reject],
+      [accept, credit, reject, rejected, accept, rejected],
+    ]) {
+      const { state } = run(order);
+      expect(accountActor.decide(state, { kind: 'get' }, ctx).reply).toEqual({ balances: available });
+    }
+  });
+
+  it('moves a deposit into the pool with its ledger movement and a tell, or refuses it whole', () => {
+    const deposit: AccountMessage = {
+      kind: 'deposit',
+      id: 'dep1',
+      pool: 'CARBON-USDC',
+      amounts: { CARBON: '3000000', USDC: '6000000' },
+      feeBps: 30,
+    };
+    const funded = run([
+      { kind: 'credit', id: 'c1', asset: 'CARBON', amount: '5000000' },
+      { kind: 'credit', id: 'c2', asset: 'USDC', amount: '6000000' },
+    ]).state;
+    const key = { key: 'did:key:impl', now: new Date('2026-11-25T00:00:00Z') } as ActorContext;
+    const d = accountActor.decide(funded, deposit, key);
+    expect(d.state?.balances).toEqual({ CARBON: '2000000', USDC: '0' });
+    const [entry, tell] = d.effects ?? [];
+    expect(entry?.payload).toMatchObject({
+      type: 'pool.deposited',
+      movement: [
+        { account: 'did:key:impl', asset: 'CARBON', amount: '-3000000' },
+        { account: 'pool:CARBON-USDC', asset: 'CARBON', amount: '3000000' },
+        { account: 'did:key:impl', asset: 'USDC', amount: '-6000000' },
+        { account: 'pool:CARBON-USDC', asset: 'USDC', amount: '6000000' },
+      ],
+    });
+    expect(tell?.payload).toMatchObject({ type: 'pool', key: 'CARBON-USDC', message: { kind: 'deposit', id: 'dep1' } });
+    expect(accountActor.decide(d.state, deposit, key).state).toBe(d.state);
+    const tooMuch = { ...deposit, id: 'dep2', amounts: { CARBON: '1000000', USDC: '1' } };
+    expect(accountActor.decide(d.state, tooMuch, key).rejection?.details).toEqual({ asset: 'USDC', available: '0' });
   });
 });

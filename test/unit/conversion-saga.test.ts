@@ -43,7 +43,7 @@ class World {
   /** A pool of 1,000 CARBON and 1,000 USDC, fee 0.3%. */
   seedPool(): void {
     this.send('pool', 'main', {
-      kind: 'seed',
+      kind: 'deposit',
       id: 's',
       deposits: { CARBON: '1000000000', USDC: '1000000000' },
       feeBps: 30,
@@ -125,7 +125,7 @@ describe('the conversion saga', () => {
         const w = new World();
         const M = 1_000_000n;
         w.send('pool', 'main', {
-          kind: 'seed',
+          kind: 'deposit',
           id: 's',
           deposits: { CARBON: String(100n * M), USDC: String(100n * M) },
           feeBps: 30,

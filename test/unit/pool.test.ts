@@ -6,7 +6,7 @@ import { poolActor, type PoolMessage, type PoolState } from '../../src/conversio
 
 const ctx = { key: 'p1', now: new Date('2026-11-25T00:00:00Z') } as ActorContext;
 const seed: PoolMessage = {
-  kind: 'seed',
+  kind: 'deposit',
   id: 'seed',
   deposits: { CARBON: '1000000000', USDC: '500000000' },
   feeBps: 30,
@@ -35,11 +35,21 @@ describe('a pool', () => {
     expect(apply(refused.state, swapOf('x2', 'CARBON', '1000000', '0')).reply).toEqual(refused.reply);
   });
 
-  it('refuses swaps before it is seeded, of an asset it does not trade, and a second seed', () => {
+  it('refuses swaps before it is seeded and of an asset it does not trade', () => {
     expect(apply(undefined, swapOf('x', 'CARBON', '1', '0')).rejection?.code).toBe('NOT_FOUND');
     const s = apply(undefined, seed).state;
     expect(apply(s, swapOf('x', 'ITMO', '1', '0')).rejection?.code).toBe('VALIDATION_FAILED');
-    expect(apply(s, seed).rejection?.code).toBe('ALREADY_EXISTS');
+    const oneAsset: PoolMessage = { kind: 'deposit', id: 'd0', deposits: { CARBON: '1' }, feeBps: 30 };
+    expect(apply(undefined, oneAsset).rejection?.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('adds a later deposit to its reserves once per id, keeping its fee', () => {
+    const s = apply(undefined, seed).state;
+    const more: PoolMessage = { kind: 'deposit', id: 'd2', deposits: { CARBON: '10', USDC: '5' }, feeBps: 100 };
+    const added = apply(s, more).state;
+    expect(added).toMatchObject({ reserves: { CARBON: '1000000010', USDC: '500000005' }, feeBps: 30 });
+    expect(apply(added, more).state).toBe(added);
+    expect(apply(added, seed).state).toBe(added);
   });
 
   it('keeps its reserves equal to the seed plus what came in less what went out, and k never shrinks', () => {

@@ -3,47 +3,15 @@ import { ledgerEntry } from '../ledger-effect.js';
 import { z } from 'zod';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
 import { actorRef } from '../runtime/actor-ref.js';
-
-/**
- * One claim actor per redemption: it serialises claims of a redemption, so the second one is
- * refused. The gateway checks the proof and the monitoring plan and passes the facts.
- */
-const claimMessages = z.discriminatedUnion('kind', [
-  z
-    .object({
-      kind: z.literal('submit'),
-      requestId: z.string().min(1).max(128),
-      redemptionId: z.string(),
-      voucherId: z.string(),
-      supplierDid: z.string(),
-      productId: z.string(),
-      credentialType: z.string(),
-      proof: z.string(),
-    })
-    .strict(),
-]);
-
-export type ClaimMessage = z.infer<typeof claimMessages>;
-
-export interface ClaimState {
-  id: string;
-  redemptionId: string;
-  voucherId: string;
-  supplierDid: string;
-  productId: string;
-  credentialType: string;
-  status: 'submitted';
-  createdAt: string;
-  /** The compact JWS the supplier signed (kept as evidence). */
-  proof: string;
-  requestId: string;
-}
+import { decideOnClaim } from './claim-decision.js';
+import { claimMessages, type ClaimMessage, type ClaimState } from './messages.js';
 
 function decideClaim(
   state: ClaimState | undefined,
   msg: ClaimMessage,
   ctx: { now: Date; id(n?: number): string },
 ): Decision<ClaimState> {
+  if (msg.kind === 'decide') return decideOnClaim(state, msg, ctx.now);
   if (state) {
     if (state.requestId === msg.requestId) return { state, reply: state };
     return {
@@ -53,7 +21,7 @@ function decideClaim(
   }
   const { kind: _k, ...fields } = msg;
   const claim: ClaimState = { id: ctx.id(0), ...fields, status: 'submitted', createdAt: ctx.now.toISOString() };
-  const { proof, requestId: _r, ...record } = claim;
+  const { proof, requestId: _r, amount: _a, minted: _m, ...record } = claim;
   // The proof stays off the ledger (it is the supplier's document), its SHA-256 goes on: the
   // ledger then shows which delivery proof claim rule 1 accepted, and anyone holding it can check.
   const proofDigest = createHash('sha256').update(proof).digest('hex');
@@ -90,17 +58,19 @@ export const claimViewSchema = z.strictObject({
   supplierDid: z.string(),
   productId: z.string(),
   credentialType: z.string(),
-  status: z.literal('submitted'),
+  status: z.enum(['submitted', 'accepted', 'rejected']),
   createdAt: z.iso.datetime(),
   /** The compact JWS the supplier signed (kept as evidence). */
   proof: z.string(),
-}) satisfies z.ZodType<Omit<ClaimState, 'requestId'>>;
+  /** A regulator's decision: who, when and (a rejection) why. */
+  decision: z.strictObject({ by: z.string(), at: z.iso.datetime(), reason: z.string().optional() }).optional(),
+}) satisfies z.ZodType<Omit<ClaimState, 'requestId' | 'amount' | 'minted'>>;
 
-/** What a client sees of a claim (the request id stays inside). */
-export function claimView(c: ClaimState): Omit<ClaimState, 'requestId'> {
-  const { requestId: _r, ...shown } = c;
+/** What a client sees of a claim (the request id and the facts its decision moves stay inside). */
+export function claimView(c: ClaimState): Omit<ClaimState, 'requestId' | 'amount' | 'minted'> {
+  const { requestId: _r, amount: _a, minted: _m, ...shown } = c;
   return shown;
 }
 
 /** What callers address: a claim's one message, and what it answers. */
-export const claimRef = actorRef<ClaimMessage, { submit: ClaimState }>('claim');
+export const claimRef = actorRef<ClaimMessage, { submit: ClaimState; decide: ClaimState }>('claim');

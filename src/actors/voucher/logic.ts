@@ -1,4 +1,6 @@
 import { ledgerEntry } from '../ledger-effect.js';
+import { tellEffect } from '../tell-effect.js';
+import { CARBON, mintAccount, pendingAccount, pendingCreditId, voucherAccount } from '../../conversion/movement.js';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
 import {
   RECENT_REDEMPTIONS,
@@ -14,9 +16,19 @@ export function isExpired(v: Pick<VoucherState, 'attributes'>, now: Date): boole
 }
 
 /** The voucher without its history: what an issue answers and the ledger records. */
-function issued(v: VoucherState): Omit<VoucherState, 'recent' | 'redemptionCount' | 'issueRequestId'> {
-  const { recent: _r, redemptionCount: _c, issueRequestId: _i, ...rest } = v;
+function issued(
+  v: VoucherState,
+): Omit<VoucherState, 'recent' | 'redemptionCount' | 'issueRequestId' | 'minted' | 'refunded' | 'treasury'> {
+  const { recent: _r, redemptionCount: _c, issueRequestId: _i, minted: _m, refunded: _f, treasury: _t, ...rest } = v;
   return rest;
+}
+
+/** A movement of CARBON between two ledger accounts (docs/ledger.md, movements). */
+function carbonMoved(from: string, to: string, micro: number) {
+  return [
+    { account: from, asset: CARBON, amount: String(-micro) },
+    { account: to, asset: CARBON, amount: String(micro) },
+  ];
 }
 
 export function decideVoucher(
@@ -53,19 +65,31 @@ export function decideVoucher(
       const createdAt = ctx.now.toISOString();
       const voucher: VoucherState = {
         id: ctx.key,
-        status: 'active',
+        status: msg.treasury ? 'redeemed' : 'active',
         recipientDid: msg.recipientDid,
         emissionCertificateId: msg.emissionCertificateId,
         value: msg.value,
-        remainingBalance: msg.value,
+        remainingBalance: msg.treasury ? 0 : msg.value,
         attributes: msg.attributes,
         createdAt,
         redemptionCount: 0,
         recent: [],
         issueRequestId: msg.requestId,
+        minted: true,
+        ...(msg.treasury ? { treasury: true as const } : {}),
       };
       const reply = issued(voucher);
-      return { state: voucher, reply, effects: [ledgerEntry('voucher.issued', { ...reply, at: createdAt })] };
+      // Issuance is one of the two events that create value: the voucher's CARBON is minted, into
+      // the voucher, or into the implementer's account for a treasury issuance.
+      const holder = msg.treasury ? msg.recipientDid : voucherAccount(voucher.id);
+      const movement = carbonMoved(mintAccount(CARBON), holder, voucher.value);
+      const entry = ledgerEntry('voucher.issued', { ...reply, movement, at: createdAt });
+      if (!msg.treasury) return { state: voucher, reply, effects: [entry] };
+      const credit = tellEffect(
+        { type: 'account', key: msg.recipientDid },
+        { kind: 'credit', id: `${voucher.id}:issued`, asset: CARBON, amount: String(voucher.value) },
+      );
+      return { state: voucher, reply, effects: [entry, credit] };
     }
 
     case 'revoke': {
@@ -148,9 +172,41 @@ export function decideVoucher(
       return {
         state: next,
         reply: redemption,
-        effects: [ledgerEntry('voucher.redeemed', { ...record, at: redemption.createdAt })],
+        effects: state.minted
+          ? [
+              // The CARBON goes to the supplier, pending until a regulator accepts its claim.
+              ledgerEntry('voucher.redeemed', {
+                ...record,
+                movement: carbonMoved(voucherAccount(state.id), pendingAccount(msg.supplierDid), msg.amount),
+                at: redemption.createdAt,
+              }),
+              tellEffect(
+                { type: 'account', key: msg.supplierDid },
+                {
+                  kind: 'credit-pending',
+                  id: pendingCreditId(redemption.id),
+                  asset: CARBON,
+                  amount: String(msg.amount),
+                },
+              ),
+            ]
+          : [ledgerEntry('voucher.redeemed', { ...record, at: redemption.createdAt })],
         records: [{ kind: 'redemption', id: redemption.id, body: redemption }],
       };
+    }
+
+    case 'refund': {
+      if (!state) return { state, rejection: reject('VOUCHER_NOT_FOUND', `no voucher ${ctx.key}`) };
+      if (state.refunded?.includes(msg.redemptionId)) return { state, reply: state };
+      const remainingBalance = state.remainingBalance + msg.amount;
+      // A fully redeemed voucher is active again; a revoked one stays revoked (its CARBON with it).
+      const next: VoucherState = {
+        ...state,
+        remainingBalance,
+        status: state.status === 'redeemed' ? 'active' : state.status,
+        refunded: [...(state.refunded ?? []), msg.redemptionId].slice(-RECENT_REDEMPTIONS),
+      };
+      return { state: next, reply: next };
     }
   }
 }

@@ -18,6 +18,11 @@ export const voucherMessages = z.discriminatedUnion('kind', [
       emissionCertificateId: z.string(),
       value: micro,
       attributes: z.object({ batchId: z.string(), issuanceDate: isoDate, expiryDate: isoDate }).strict(),
+      /**
+       * Issued to an implementer's own account (its treasury: what it seeds a pool with), not to a
+       * household: the CARBON is minted straight into the account, and the voucher is spent.
+       */
+      treasury: z.literal(true).optional(),
     })
     .strict(),
   z
@@ -30,6 +35,11 @@ export const voucherMessages = z.discriminatedUnion('kind', [
     })
     .strict(),
   z.object({ kind: z.literal('revoke'), reason: z.string().max(500).optional() }).strict(),
+  /**
+   * A rejected claim gives its redemption's CARBON back to the voucher (told by the claim, at
+   * least once: applied once per redemption).
+   */
+  z.object({ kind: z.literal('refund'), redemptionId: z.string().min(1).max(128), amount: micro }).strict(),
   z.object({ kind: z.literal('get') }).strict(),
 ]);
 
@@ -69,8 +79,18 @@ export interface VoucherState {
    * second redemption. Bounded, so a hot voucher's snapshot stays small.
    */
   recent: Redemption[];
+  /** Redemptions given back by a rejected claim, latest last: a refund told again is not applied twice. */
+  refunded?: string[];
   /** The request that issued the voucher, for the same reason. */
   issueRequestId: string;
+  /**
+   * Its CARBON was minted on the ledger at issuance (every voucher issued since the token
+   * conversion flow): its redemptions then move that CARBON to the supplier, pending its claim.
+   * A voucher issued before has no movements, and its redemptions credit nothing.
+   */
+  minted?: true;
+  /** Issued to an implementer's treasury (see the issue message): spent at issuance. */
+  treasury?: true;
 }
 
 /** Redemptions remembered for retries: covers a retry made within that many later redemptions. */
@@ -80,9 +100,10 @@ export const RECENT_REDEMPTIONS = 256;
 export const voucherRef = actorRef<
   VoucherMessage,
   {
-    issue: Omit<VoucherState, 'recent' | 'redemptionCount' | 'issueRequestId'>;
+    issue: Omit<VoucherState, 'recent' | 'redemptionCount' | 'issueRequestId' | 'minted' | 'refunded' | 'treasury'>;
     redeem: Redemption;
     revoke: VoucherState;
+    refund: VoucherState;
     get: VoucherState;
   }
 >('voucher');

@@ -1,4 +1,4 @@
-import type { ClaimState } from '../../actors/claim/claim.js';
+import type { ClaimState } from '../../actors/claim/messages.js';
 import type { Sql } from '../../store/db.js';
 import { paged } from '../../store/paged.js';
 

@@ -112,10 +112,14 @@ export function claimRoutes(g: Guards, d: ClaimDeps): RouteSpec[] {
           productId: redemption.productId,
           credentialType: type,
           proof: body.verifiableCredential.proof,
+          amount: redemption.amount,
+          minted: voucher.minted === true,
         });
         return json(201, claimView(claim));
       }),
     },
+    decideRoute(g, d, 'accepted'),
+    decideRoute(g, d, 'rejected'),
     {
       method: 'GET',
       path: '/v1/claims',
@@ -156,4 +160,43 @@ export function claimRoutes(g: Guards, d: ClaimDeps): RouteSpec[] {
       }),
     },
   ];
+}
+
+const decisionBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict();
+const rejectionBody = z.object({ reason: z.string().trim().min(1).max(500) }).strict();
+
+/**
+ * `POST /v1/claims/:id/accept` and `/reject` (regulator): the decision that makes a redemption's
+ * CARBON available to its supplier, or gives it back to the voucher (claim-decision.ts).
+ */
+function decideRoute(g: Guards, d: ClaimDeps, outcome: 'accepted' | 'rejected'): RouteSpec {
+  const accept = outcome === 'accepted';
+  const body = accept ? decisionBody : rejectionBody;
+  return {
+    method: 'POST',
+    path: `/v1/claims/:id/${accept ? 'accept' : 'reject'}`,
+    doc: {
+      operationId: accept ? 'acceptClaim' : 'rejectClaim',
+      summary: accept
+        ? "Accept a claim: its redemption's CARBON becomes the supplier's to convert (regulator)"
+        : "Reject a claim, with the reason: its redemption's CARBON goes back to the voucher (regulator)",
+      tag: 'claims',
+      body,
+      responses: { 200: 'The claim with its decision' },
+      responseBody: claimViewSchema,
+      errors: ['CLAIM_NOT_FOUND', 'CLAIM_ALREADY_DECIDED', ...askErrors],
+    },
+    handler: guarded(g, ['regulator'], async (ctx, who) => {
+      const { reason } = await jsonBody(ctx, body);
+      const claim = await d.claims.get(ctx.params.id ?? '');
+      if (!claim) throw new AppError('CLAIM_NOT_FOUND', `no claim ${ctx.params.id}`);
+      const decided = await d.client.ask(claimRef, claim.redemptionId, {
+        kind: 'decide',
+        outcome,
+        by: who.did ?? who.keyId,
+        ...(reason ? { reason } : {}),
+      });
+      return json(200, claimView(decided));
+    }),
+  };
 }

@@ -32,7 +32,7 @@ export function conversionView(c: ConversionState, stablecoin: string): z.infer<
 export function accountView(did: string, a: AccountView): z.infer<typeof accountViewSchema> {
   const balances: z.infer<typeof accountViewSchema>['balances'] = {};
   for (const [asset, b] of Object.entries(a.balances)) {
-    balances[asset] = { available: decimal(b.available), held: decimal(b.held) };
+    balances[asset] = { available: decimal(b.available), held: decimal(b.held), pending: decimal(b.pending ?? '0') };
   }
   return { did, balances };
 }

@@ -5,7 +5,8 @@ import { conversionRef, type ConversionState } from '../../conversion/conversion
 import { quoteOut } from '../../conversion/pool-math.js';
 import { AppError } from '../../errors/index.js';
 import { guarded, type Guards } from '../auth/guard.js';
-import type { Principal, Role } from '../auth/principal.js';
+import type { Role } from '../auth/principal.js';
+import { accountOf, stepIdOf } from './caller.js';
 import { askErrors } from '../http/ask-errors.js';
 import { jsonBody, parseWith, queryObject, type HttpContext } from '../http/context.js';
 import { pageOf, pageQuery } from '../http/pagination.js';
@@ -34,14 +35,6 @@ export interface ConversionDeps {
 /** The pool of CARBON and the stablecoin (one per deployment, seeded by an implementer). */
 const poolId = (stablecoin: string): string => `CARBON-${stablecoin}`;
 
-/**
- * A conversion's id, from who asks and their Idempotency-Key: a retried request finds its saga
- * (and a conversion by another DID with the same key is another conversion).
- */
-function conversionId(did: string, key: string): string {
-  return `cv_${createHash('sha256').update(`${did}\u0000${key}`).digest('hex').slice(0, 32)}`;
-}
-
 const ended = (s: ConversionState['status']): boolean => s === 'completed' || s === 'failed' || s === 'rejected';
 
 /** Reads the saga until it ends or `waitMs` passes (5 ms, doubling to 100 ms between reads). */
@@ -69,14 +62,6 @@ function answer(c: ConversionState, stablecoin: string): Reply {
     throw new AppError(c.failure.code, c.failure.message, { conversionId: c.id, ...shown });
   }
   return json(202, view, { Location: `/v1/conversions/${c.id}` });
-}
-
-/** The DID a caller converts for: a supplier's key always has one, an implementer's may not. */
-function accountOf(who: Principal): string {
-  if (!who.did) {
-    throw new AppError('FORBIDDEN', 'this key acts for no DID: conversions need a key created with one');
-  }
-  return who.did;
 }
 
 function convertRoute(
@@ -115,13 +100,7 @@ function convertRoute(
       [spec.role],
       async (ctx: HttpContext, who) => {
         const account = accountOf(who);
-        const key = ctx.headers['idempotency-key'];
-        if (key === undefined || !/^[A-Za-z0-9._:-]{1,255}$/.test(key)) {
-          throw new AppError(
-            'IDEMPOTENCY_KEY_REQUIRED',
-            'a conversion needs an Idempotency-Key: 1-255 letters, digits, . _ : -',
-          );
-        }
+        const id = stepIdOf('cv', account, ctx);
         const body = await jsonBody(ctx, convertBody);
         const pool = poolId(d.stablecoin);
         if (!(await d.reads.pool(pool))) throw new AppError('POOL_NOT_FOUND', `the pool ${pool} has not been seeded`);
@@ -129,7 +108,6 @@ function convertRoute(
           .update(`POST ${path}\n`)
           .update(await ctx.body())
           .digest('hex');
-        const id = conversionId(account, key);
         const started = await d.client.ask(conversionRef, id, {
           kind: 'start',
           fingerprint,

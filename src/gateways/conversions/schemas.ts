@@ -45,8 +45,11 @@ export const conversionViewSchema = z.strictObject({
 
 export const accountViewSchema = z.strictObject({
   did: z.string(),
-  /** Per asset: what can be spent now, and what running conversions hold. */
-  balances: z.record(z.string(), z.strictObject({ available: z.number(), held: z.number() })),
+  /**
+   * Per asset: what can be spent now, what running conversions hold, and what waits on a decision
+   * (a supplier's redeemed CARBON until a regulator accepts its claim).
+   */
+  balances: z.record(z.string(), z.strictObject({ available: z.number(), held: z.number(), pending: z.number() })),
 });
 
 export const poolViewSchema = z.strictObject({
