@@ -6,6 +6,7 @@ import type { ActorDefinition } from './runtime/types.js';
 import { accountActor } from '../conversion/account.js';
 import { conversionActor } from '../conversion/conversion.js';
 import { poolActor } from '../conversion/pool.js';
+import { orderActor } from '../conversion/order.js';
 import { responseActor } from './survey/response-actor.js';
 import { surveyActor } from './survey/survey-actor.js';
 import { voucherActor } from './voucher/logic.js';
@@ -22,4 +23,5 @@ export const actors: readonly ActorDefinition[] = [
   accountActor,
   poolActor,
   conversionActor,
+  orderActor,
 ];

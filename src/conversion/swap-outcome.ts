@@ -14,5 +14,5 @@ export const swapOutcome = z.discriminatedUnion('filled', [
 
 export type SwapOutcome = z.infer<typeof swapOutcome>;
 
-/** Where a saga step's answer goes: the saga's actor (a tell through the outbox). */
-export const replyTo = z.strictObject({ type: z.literal('conversion'), key: z.string().min(1).max(200) });
+/** Where a saga step's answer goes: the saga's actor, a conversion or an order (a tell through the outbox). */
+export const replyTo = z.strictObject({ type: z.enum(['conversion', 'order']), key: z.string().min(1).max(200) });

@@ -76,6 +76,19 @@ export const errorCodes = {
     status: 409,
     doc: 'The pool would pay less than `minReceive`; nothing moved (`details.quote` is what it would have paid).',
   },
+  ORDER_NOT_FOUND: { status: 404, doc: "No payout or exchange order with this id (or it is another party's)." },
+  ORDER_NOT_PENDING: {
+    status: 409,
+    doc: 'The order is not waiting for its counterparty: still reserving (retry shortly), or settled or failed otherwise.',
+  },
+  COUNTERPARTY_NOT_FOUND: {
+    status: 404,
+    doc: 'No payment processor or exchange operator with this id (or not of the kind named).',
+  },
+  CALLBACK_SIGNATURE_INVALID: {
+    status: 401,
+    doc: "A counterparty's callback has no valid `X-Hearth-Signature` over its timestamp and body, or its timestamp is more than 5 minutes off.",
+  },
   NO_LIQUIDITY: { status: 409, doc: 'The pool cannot fill this amount (it would pay nothing); nothing moved.' },
   PRODUCT_NOT_APPROVED: {
     status: 400,

@@ -24,6 +24,9 @@ import { ledgerRoutes } from './ledger/routes.js';
 import { conversionRoutes } from './conversions/routes.js';
 import { ConversionReads } from './conversions/conversion-reads.js';
 import { treasuryRoutes } from './conversions/treasury-routes.js';
+import { orderRoutes } from './conversions/order-routes.js';
+import { counterpartyRoutes } from './conversions/counterparty-routes.js';
+import { Counterparties } from '../store/counterparties.js';
 import { ussdRoutes } from './ussd/routes.js';
 import { ussdDeps, type UssdOptions } from './ussd/deps.js';
 import type { Logger } from '../log.js';
@@ -90,6 +93,8 @@ export function productRoutes({
   const codes = new VoucherCodes(sql);
   const actions = new OperatorActions(sql);
   const staff = ['admin', 'implementer'] as const;
+  const conversionReads = new ConversionReads(sql);
+  const counterparties = new Counterparties(sql, ussd.pinKey);
   const readers = ['admin', 'implementer', 'regulator'] as const;
   return [
     ...apiKeyRoutes(g, keys, suppliers, actions),
@@ -145,8 +150,10 @@ export function productRoutes({
     ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),
     ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
     ...ledgerRoutes(g, new LedgerReads(sql)),
-    ...conversionRoutes(g, { client, reads: new ConversionReads(sql), ...conversions }),
+    ...conversionRoutes(g, { client, reads: conversionReads, ...conversions }),
     ...treasuryRoutes(g, { client, certificates, stablecoin: conversions.stablecoin }),
+    ...orderRoutes(g, { client, reads: conversionReads, counterparties, ...conversions }),
+    ...counterpartyRoutes(g, { client, counterparties, clock }),
     ...operatorRoutes(g, { deadLetters: new DeadLetters(redis, redisKeys, types), actions }),
     ...consoleDataRoutes(g, {
       sql,

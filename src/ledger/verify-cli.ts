@@ -8,6 +8,7 @@ import { withDotEnv } from '../env-file.js';
 import { assertDatabaseReachable, createSql } from '../store/db.js';
 import { progressBar } from './progress-bar.js';
 import { parseCheckpoint, verifyJournal } from './verify.js';
+import { shown } from '../conversion/movement.js';
 
 async function main(): Promise<number> {
   const config = loadDatabaseConfig(withDotEnv(process.env));
@@ -24,6 +25,12 @@ async function main(): Promise<number> {
       process.stdout.write(
         `ledger:verify: OK: ${result.blocks} blocks, ${result.entries} entries, chain intact, head ${result.head ?? 'none'} (${Date.now() - started} ms)\n`,
       );
+      // Per asset: every movement balanced and nobody below zero, so held = minted - burned.
+      for (const [asset, t] of Object.entries(result.assets ?? {})) {
+        process.stdout.write(
+          `ledger:verify: ${asset}: minted ${shown(t.minted)}, burned ${shown(t.burned)}, held ${shown(t.held)}: balanced\n`,
+        );
+      }
       return 0;
     }
     process.stdout.write(

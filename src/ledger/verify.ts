@@ -2,6 +2,7 @@ import type { TransactionSql } from 'postgres';
 import type { Sql } from '../store/db.js';
 import { blockHash, GENESIS_HASH } from './block.js';
 import { leafHash, merkleRoot } from './merkle.js';
+import { MovementCheck, type AssetTotals } from './movement-check.js';
 
 export interface VerifyResult {
   ok: boolean;
@@ -11,6 +12,8 @@ export interface VerifyResult {
   head?: string;
   /** The first block that does not check out, and why. */
   bad?: { height: number; reason: string };
+  /** Per asset, from the entries' movements: minted, burned, and held by every other account. */
+  assets?: AssetTotals;
 }
 
 interface BlockRow {
@@ -70,11 +73,13 @@ async function verifyIn(
   let prevHash = GENESIS_HASH;
   let expected = 1;
   let entries = 0;
+  const money = new MovementCheck();
   const bad = (height: number, reason: string): VerifyResult => ({
     ok: false,
     blocks: expected - 1,
     entries,
     bad: { height, reason },
+    assets: money.totals(),
   });
   for (;;) {
     const blocks = await sql<BlockRow[]>`
@@ -97,6 +102,10 @@ async function verifyIn(
       const list = byHeight.get(height) ?? [];
       const why = checkBlock(b, list, prevHash);
       if (why) return bad(height, why);
+      for (const e of list) {
+        const broken = money.apply(e.body);
+        if (broken) return bad(height, `entry ${e.entry_id}: ${broken}`);
+      }
       const recorded = checkpoints.get(height);
       if (recorded !== undefined && recorded !== b.hash)
         return bad(height, `hash differs from the checkpoint ${height}:${recorded}`);
@@ -112,7 +121,7 @@ async function verifyIn(
   if (!head || Number(head.height) !== expected - 1 || head.hash !== prevHash) {
     return bad(Number(head?.height ?? 0), 'the head does not match the last block');
   }
-  return { ok: true, blocks: expected - 1, entries, head: `${expected - 1}:${prevHash}` };
+  return { ok: true, blocks: expected - 1, entries, head: `${expected - 1}:${prevHash}`, assets: money.totals() };
 }
 
 /** Why a block does not check out, or undefined. */

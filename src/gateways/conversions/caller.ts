@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AppError } from '../../errors/index.js';
+import { AppError, isAppError } from '../../errors/index.js';
+import { decimal } from './conversion-view.js';
 import type { Principal } from '../auth/principal.js';
 import type { HttpContext } from '../http/context.js';
 
@@ -27,4 +28,13 @@ export function stepIdOf(prefix: string, did: string, ctx: HttpContext): string 
     );
   }
   return `${prefix}_${createHash('sha256').update(`${did}\u0000${key}`).digest('hex').slice(0, 32)}`;
+}
+
+/** An account's refusal, counted in micro-units, in the decimals a caller reads (others pass). */
+export function inDecimals(err: unknown): never {
+  if (isAppError(err) && err.code === 'INSUFFICIENT_BALANCE' && err.details) {
+    const { asset, available } = err.details as { asset: string; available: string };
+    throw new AppError(err.code, err.message, { asset, available: decimal(available) });
+  }
+  throw err;
 }

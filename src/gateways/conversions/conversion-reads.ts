@@ -1,5 +1,6 @@
 import type { AccountView } from '../../conversion/account.js';
 import type { ConversionState } from '../../conversion/conversion.js';
+import type { OrderState } from '../../conversion/order.js';
 import type { Sql } from '../../store/db.js';
 import { paged } from '../../store/paged.js';
 
@@ -31,6 +32,29 @@ export class ConversionReads {
     const { rows, total } = await paged(
       (lim, off) => sql<{ doc: ConversionState; total: string }[]>`
         SELECT doc, count(*) OVER () AS total FROM conversion_views WHERE account = ${account}
+        ORDER BY created_at DESC, key LIMIT ${lim} OFFSET ${off}`,
+      limit,
+      offset,
+    );
+    return { items: rows.map((r) => r.doc), total };
+  }
+
+  async order(id: string, kind: OrderState['kind']): Promise<OrderState | undefined> {
+    const [row] = await this.sql<{ doc: OrderState }[]>`
+      SELECT doc FROM order_views WHERE key = ${id} AND kind = ${kind}`;
+    return row?.doc;
+  }
+
+  async orders(
+    account: string,
+    kind: OrderState['kind'],
+    limit: number,
+    offset: number,
+  ): Promise<{ items: OrderState[]; total: number }> {
+    const sql = this.sql;
+    const { rows, total } = await paged(
+      (lim, off) => sql<{ doc: OrderState; total: string }[]>`
+        SELECT doc, count(*) OVER () AS total FROM order_views WHERE account = ${account} AND kind = ${kind}
         ORDER BY created_at DESC, key LIMIT ${lim} OFFSET ${off}`,
       limit,
       offset,

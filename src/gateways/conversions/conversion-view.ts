@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { ConversionState } from '../../conversion/conversion.js';
 import type { AccountView } from '../../conversion/account.js';
-import type { accountViewSchema, conversionViewSchema, poolViewSchema } from './schemas.js';
+import type { OrderState } from '../../conversion/order.js';
+import type { accountViewSchema, conversionViewSchema, orderViewSchema, poolViewSchema } from './schemas.js';
 import type { PoolRow } from './conversion-reads.js';
 
 /** Micro-units (a decimal string) as the decimal amount the API shows. */
@@ -43,5 +44,30 @@ export function poolView(id: string, p: PoolRow): z.infer<typeof poolViewSchema>
     assets: p.assets,
     reserves: Object.fromEntries(Object.entries(p.reserves).map(([a, r]) => [a, decimal(r)])),
     feeBps: p.feeBps,
+  };
+}
+
+/** A payout or an exchange order as the API shows it. */
+export function orderView(o: OrderState): z.infer<typeof orderViewSchema> {
+  const failure =
+    o.failure?.code === 'INSUFFICIENT_BALANCE'
+      ? {
+          ...o.failure,
+          details: { asset: o.asset, available: decimal((o.failure.details as { available: string }).available) },
+        }
+      : o.failure;
+  return {
+    id: o.id,
+    kind: o.kind,
+    status: o.status,
+    accountDid: o.account,
+    counterparty: o.counterparty,
+    asset: o.asset,
+    amount: decimal(o.amount),
+    fiat: o.fiat,
+    ...(o.reference ? { reference: o.reference } : {}),
+    ...(failure ? { failure } : {}),
+    createdAt: o.createdAt,
+    updatedAt: o.updatedAt,
   };
 }

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import { conversionRef, type ConversionState } from '../../conversion/conversion.js';
 import { quoteOut } from '../../conversion/pool-math.js';
@@ -7,6 +6,7 @@ import { AppError } from '../../errors/index.js';
 import { guarded, type Guards } from '../auth/guard.js';
 import type { Role } from '../auth/principal.js';
 import { accountOf, stepIdOf } from './caller.js';
+import { readUntil } from './wait.js';
 import { askErrors } from '../http/ask-errors.js';
 import { jsonBody, parseWith, queryObject, type HttpContext } from '../http/context.js';
 import { pageOf, pageQuery } from '../http/pagination.js';
@@ -36,18 +36,6 @@ export interface ConversionDeps {
 const poolId = (stablecoin: string): string => `CARBON-${stablecoin}`;
 
 const ended = (s: ConversionState['status']): boolean => s === 'completed' || s === 'failed' || s === 'rejected';
-
-/** Reads the saga until it ends or `waitMs` passes (5 ms, doubling to 100 ms between reads). */
-async function untilEnded(reads: ConversionReads, id: string, waitMs: number): Promise<ConversionState | undefined> {
-  const deadline = Date.now() + waitMs;
-  let pause = 5;
-  for (;;) {
-    const c = await reads.conversion(id);
-    if ((c && ended(c.status)) || Date.now() + pause > deadline) return c;
-    await sleep(pause);
-    pause = Math.min(pause * 2, 100);
-  }
-}
 
 /** The saga's answer: 201 completed, its refusal as an error, 202 while it still runs. */
 function answer(c: ConversionState, stablecoin: string): Reply {
@@ -117,7 +105,13 @@ function convertRoute(
           amountIn: micro(body.amount),
           minOut: micro(body.minReceive),
         });
-        const now = ended(started.status) ? started : ((await untilEnded(d.reads, id, d.waitMs)) ?? started);
+        const now = ended(started.status)
+          ? started
+          : ((await readUntil(
+              () => d.reads.conversion(id),
+              (c) => ended(c.status),
+              d.waitMs,
+            )) ?? started);
         return answer(now, d.stablecoin);
       },
       { ownIdempotency: true },

@@ -68,3 +68,78 @@ export const quoteSchema = z.strictObject({
   amountOut: z.number(),
   feeBps: z.number().int(),
 });
+
+const currency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as ZMW');
+const counterpartyId = z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'lower-case letters, digits and dashes');
+
+/** Step 2: a supplier's stablecoin paid out in local currency by a payment processor. */
+export const payoutBody = z
+  .object({
+    processor: counterpartyId,
+    /** Stablecoin to pay out. */
+    amount,
+    currency,
+    /** Local currency per unit of the stablecoin, as the processor quoted it. */
+    rate: z.number().positive().max(1e9),
+  })
+  .strict();
+
+/** Step 6: an implementer's fiat converted to the stablecoin by a regulated exchange operator. */
+export const exchangeBody = z
+  .object({
+    exchange: counterpartyId,
+    fiatAmount: amount,
+    currency,
+    /** Fiat per unit of the stablecoin, as the operator quoted it. */
+    rate: z.number().positive().max(1e9),
+  })
+  .strict();
+
+export const counterpartyBody = z
+  .object({
+    id: counterpartyId,
+    kind: z.enum(['payment-processor', 'exchange-operator']),
+    name: z.string().trim().min(1).max(200),
+  })
+  .strict();
+
+export const counterpartySchema = z.strictObject({
+  id: z.string(),
+  kind: z.enum(['payment-processor', 'exchange-operator']),
+  name: z.string(),
+  createdAt: z.iso.datetime(),
+});
+
+/** What a counterparty's callback says about one of its orders. */
+export const callbackBody = z
+  .object({
+    orderId: z.string().min(1).max(128),
+    status: z.enum(['settled', 'failed']),
+    /** The counterparty's own reference for the transfer. */
+    reference: z.string().trim().min(1).max(200),
+    reason: z.string().trim().min(1).max(500).optional(),
+  })
+  .strict();
+
+export const orderViewSchema = z.strictObject({
+  id: z.string(),
+  kind: z.enum(['payout', 'exchange']),
+  status: z.enum(['reserving', 'pending', 'settled', 'failed', 'rejected']),
+  accountDid: z.string(),
+  /** The payment processor (payout) or exchange operator (exchange). */
+  counterparty: z.string(),
+  asset: z.string(),
+  /** Stablecoin paid out, or credited once the operator confirms. */
+  amount: z.number(),
+  fiat: z.strictObject({ amount: z.number(), currency: z.string(), rate: z.number() }),
+  reference: z.string().optional(),
+  failure: z
+    .strictObject({
+      code: z.enum(['INSUFFICIENT_BALANCE', 'COUNTERPARTY_FAILED']),
+      message: z.string(),
+      details: z.unknown().optional(),
+    })
+    .optional(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});

@@ -4,7 +4,7 @@ import { accountRef } from '../../conversion/account.js';
 import { voucherRef } from '../../actors/voucher/messages.js';
 import { toMicro } from '../../actors/voucher/money.js';
 import { voucherIdFor } from '../../actors/voucher/representation.js';
-import { AppError, isAppError } from '../../errors/index.js';
+import { AppError } from '../../errors/index.js';
 import type { Certificate } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
 import { guarded, type Guards } from '../auth/guard.js';
@@ -14,9 +14,9 @@ import { requestIdOf } from '../http/operation-id.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { amount, resourceId } from '../registries/schemas.js';
-import { accountOf, stepIdOf } from './caller.js';
+import { accountOf, inDecimals, stepIdOf } from './caller.js';
 import { accountViewSchema } from './schemas.js';
-import { accountView, decimal, micro } from './conversion-view.js';
+import { accountView, micro } from './conversion-view.js';
 
 const treasuryBody = z.object({ emissionCertificateId: resourceId, value: amount }).strict();
 
@@ -140,12 +140,7 @@ export function treasuryRoutes(g: Guards, d: TreasuryDeps): RouteSpec[] {
         const amounts = Object.fromEntries(Object.entries(body.amounts).map(([a, n]) => [a, micro(n)]));
         const after = await d.client
           .ask(accountRef, account, { kind: 'deposit', id, pool, amounts, feeBps: body.feeBps })
-          .catch((err: unknown) => {
-            // The account counts in micro-units; the caller reads decimals.
-            if (!isAppError(err) || err.code !== 'INSUFFICIENT_BALANCE') throw err;
-            const { asset, available } = err.details as { asset: string; available: string };
-            throw new AppError(err.code, err.message, { asset, available: decimal(available) });
-          });
+          .catch(inDecimals);
         const { balances } = accountView(account, after);
         return json(201, { id, pool, accountDid: account, amounts: body.amounts, balances });
       }),
