@@ -5,6 +5,7 @@ import { replyTo } from './swap-outcome.js';
 import { ledgerEntry } from '../actors/ledger-effect.js';
 import { actorRef } from '../actors/runtime/actor-ref.js';
 import { poolAccount, shown } from './movement.js';
+import { decideItmo, itmoMessages, type ItmoCertificate, type ItmoClaim, type ItmoHoldings } from './itmo.js';
 
 /**
  * A party's account (docs/design/token-conversion.md): an available balance per asset and the
@@ -21,6 +22,8 @@ export interface AccountState {
    * claim (then it is available) or rejects it (then it goes back to the voucher).
    */
   pending?: Record<string, { asset: string; amount: string }>;
+  /** An implementer's ITMO claims and certificates (itmo.ts). */
+  itmo?: ItmoHoldings;
   /** The step ids applied lately, oldest first (RECENT of them): a repeat answers, not applies. */
   recent: string[];
 }
@@ -65,6 +68,7 @@ const accountMessages = z.discriminatedUnion('kind', [
     amounts: z.record(asset, micro),
     feeBps: z.number().int().min(0).max(1_000),
   }),
+  ...itmoMessages,
   z.strictObject({ kind: z.literal('get') }),
 ]);
 
@@ -73,6 +77,9 @@ export type AccountMessage = z.infer<typeof accountMessages>;
 /** What an account answers: per asset, what is available, held and pending. */
 export interface AccountView {
   balances: Record<string, { available: string; held: string; pending: string }>;
+  itmo?: ItmoHoldings;
+  /** The ids of its ITMO claims and certificates: what the read model finds an account by. */
+  itmoIds?: string[];
 }
 
 const empty: AccountState = { balances: {}, holds: {}, recent: [] };
@@ -85,7 +92,9 @@ function view(s: AccountState): AccountView {
   for (const p of Object.values(s.pending ?? {})) {
     row(p.asset).pending = String(BigInt(row(p.asset).pending) + BigInt(p.amount));
   }
-  return { balances: out };
+  if (!s.itmo) return { balances: out };
+  const itmoIds = [...Object.keys(s.itmo.claims), ...Object.keys(s.itmo.certificates)];
+  return { balances: out, itmo: s.itmo, itmoIds };
 }
 
 const plus = (s: AccountState, a: string, by: bigint): Record<string, string> => ({
@@ -221,6 +230,10 @@ function decideAccount(
     }
     case 'deposit':
       return deposit(state, msg, ctx);
+    case 'claim-itmo':
+    case 'request-certificate':
+    case 'decide-certificate':
+      return decideItmo(s, state, msg, ctx);
     case 'release':
     case 'capture': {
       const hold = s.holds[msg.id];
@@ -236,5 +249,12 @@ function decideAccount(
   }
 }
 
-/** How the gateway asks an account: each kind answers the balances as they stand after it. */
-export const accountRef = actorRef<AccountMessage, { [K in AccountMessage['kind']]: AccountView }>('account');
+/** How the gateway asks an account: a step answers the balances after it; an ITMO step, its claim or certificate. */
+export const accountRef = actorRef<
+  AccountMessage,
+  { [K in AccountMessage['kind']]: AccountView } & {
+    'claim-itmo': ItmoClaim;
+    'request-certificate': ItmoCertificate;
+    'decide-certificate': ItmoCertificate;
+  }
+>('account');

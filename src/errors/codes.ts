@@ -89,6 +89,16 @@ export const errorCodes = {
     status: 401,
     doc: "A counterparty's callback has no valid `X-Hearth-Signature` over its timestamp and body, or its timestamp is more than 5 minutes off.",
   },
+  ITMO_CLAIM_NOT_FOUND: { status: 404, doc: "No ITMO claim with this id (or it is another party's)." },
+  ITMO_CLAIM_UNAVAILABLE: {
+    status: 409,
+    doc: 'A claim named for a certificate is unknown, or committed to another certificate already (`details.claims`).',
+  },
+  ITMO_CERTIFICATE_NOT_FOUND: { status: 404, doc: "No ITMO certificate with this id (or it is another party's)." },
+  ITMO_CERTIFICATE_DECIDED: {
+    status: 409,
+    doc: 'A regulator approved or rejected this certificate already, the other way.',
+  },
   NO_LIQUIDITY: { status: 409, doc: 'The pool cannot fill this amount (it would pay nothing); nothing moved.' },
   PRODUCT_NOT_APPROVED: {
     status: 400,

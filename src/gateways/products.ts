@@ -26,6 +26,7 @@ import { ConversionReads } from './conversions/conversion-reads.js';
 import { treasuryRoutes } from './conversions/treasury-routes.js';
 import { orderRoutes } from './conversions/order-routes.js';
 import { counterpartyRoutes } from './conversions/counterparty-routes.js';
+import { itmoRoutes } from './conversions/itmo-routes.js';
 import { Counterparties } from '../store/counterparties.js';
 import { ussdRoutes } from './ussd/routes.js';
 import { ussdDeps, type UssdOptions } from './ussd/deps.js';
@@ -94,6 +95,7 @@ export function productRoutes({
   const actions = new OperatorActions(sql);
   const staff = ['admin', 'implementer'] as const;
   const conversionReads = new ConversionReads(sql);
+  const ledgerReads = new LedgerReads(sql);
   const counterparties = new Counterparties(sql, ussd.pinKey);
   const readers = ['admin', 'implementer', 'regulator'] as const;
   return [
@@ -149,11 +151,12 @@ export function productRoutes({
     }),
     ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),
     ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
-    ...ledgerRoutes(g, new LedgerReads(sql)),
+    ...ledgerRoutes(g, ledgerReads),
     ...conversionRoutes(g, { client, reads: conversionReads, ...conversions }),
     ...treasuryRoutes(g, { client, certificates, stablecoin: conversions.stablecoin }),
     ...orderRoutes(g, { client, reads: conversionReads, counterparties, ...conversions }),
     ...counterpartyRoutes(g, { client, counterparties, clock }),
+    ...itmoRoutes(g, { client, reads: conversionReads, ledger: ledgerReads }),
     ...operatorRoutes(g, { deadLetters: new DeadLetters(redis, redisKeys, types), actions }),
     ...consoleDataRoutes(g, {
       sql,

@@ -66,16 +66,21 @@ export async function appendBlock(
     const hash = blockHash(header);
     const ids = sources.map((s) => s.id);
     const indexes = sources.map((_, i) => i);
+    // An entry that names a `ref` (an ITMO claim's id) can be found by it (019_itmo.sql).
+    const refs = sources.map((s) => {
+      const ref = (s.payload as { ref?: unknown } | null)?.ref;
+      return typeof ref === 'string' ? ref : null;
+    });
 
     await tx`
       INSERT INTO ledger_blocks (height, prev_hash, merkle_root, hash, entry_count, created_at, anchor_status)
       VALUES (${header.height}, ${header.prevHash}, ${header.merkleRoot}, ${hash}, ${header.entryCount},
               ${createdAt}, ${opts.anchor ? 'pending' : 'none'})`;
     await tx`
-      INSERT INTO ledger_entries (entry_id, height, idx, leaf_hash, body)
-      SELECT x.id, ${header.height}, x.idx, x.leaf, x.body
+      INSERT INTO ledger_entries (entry_id, height, idx, leaf_hash, body, ref)
+      SELECT x.id, ${header.height}, x.idx, x.leaf, x.body, x.ref
       FROM unnest(${tx.array(ids)}::bigint[], ${tx.array(indexes)}::int[], ${tx.array(leaves)}::text[],
-                  ${tx.array(bodies)}::text[]) AS x(id, idx, leaf, body)`;
+                  ${tx.array(bodies)}::text[], ${tx.array(refs as string[])}::text[]) AS x(id, idx, leaf, body, ref)`;
     await tx`UPDATE ledger_head SET height = ${header.height}, hash = ${hash} WHERE id = 1`;
     return { height: header.height, hash, merkleRoot: header.merkleRoot, entryCount: header.entryCount, createdAt };
   });

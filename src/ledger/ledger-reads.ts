@@ -167,6 +167,13 @@ export class LedgerReads {
     };
   }
 
+  /** The latest entry that names `ref` (an ITMO claim's id), with its proof; undefined while none is in a block. */
+  async entryByRef(ref: string): Promise<EntryProof | undefined> {
+    const [row] = await this.sql<{ entry_id: string }[]>`
+      SELECT entry_id FROM ledger_entries WHERE ref = ${ref} ORDER BY entry_id DESC LIMIT 1`;
+    return row ? this.entry(String(row.entry_id)) : undefined;
+  }
+
   /** Whether the outbox still holds an entry not yet in a block (a 404 then says "not yet"). */
   async isQueued(entryId: string): Promise<boolean> {
     const [row] = await this.sql<{ n: number }[]>`

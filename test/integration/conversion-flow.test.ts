@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { verifyJournal } from '../../src/ledger/verify.js';
+import { verifyInclusion } from '../../src/ledger/merkle.js';
 import { adminKey, api, type Api } from '../support/api.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { ledgerRecords } from '../support/ledger-records.js';
@@ -85,15 +86,15 @@ describe('the token conversion flow, end to end', () => {
   it('credits the implementer’s stablecoin when the exchange operator confirms its order (step 6)', async () => {
     const order = await post(
       '/v1/exchange-orders',
-      { exchange: 'lusaka-fx', fiatAmount: 54_000, currency: 'ZMW', rate: 27 },
+      { exchange: 'lusaka-fx', fiatAmount: 56_700, currency: 'ZMW', rate: 27 },
       implementerKey,
     );
     expect(order.status).toBe(201);
     expect(order.body).toMatchObject({
       kind: 'exchange',
       status: 'pending',
-      amount: 2000,
-      fiat: { amount: 54_000, currency: 'ZMW', rate: 27 },
+      amount: 2100,
+      fiat: { amount: 56_700, currency: 'ZMW', rate: 27 },
     });
     const settle = { orderId: order.body.id, status: 'settled', reference: 'LFX-1' };
     // Forged, stale, or from the wrong counterparty: refused, nothing credited.
@@ -105,7 +106,7 @@ describe('the token conversion flow, end to end', () => {
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ status: 'settled', reference: 'LFX-1' });
     expect((await callback('lusaka-fx', settle)).body).toEqual(done.body);
-    expect(await balanceOf(a, implementer, 'USDC', (b) => b.available === 2000)).toMatchObject({ available: 2000 });
+    expect(await balanceOf(a, implementer, 'USDC', (b) => b.available === 2100)).toMatchObject({ available: 2100 });
     const read = await a.call('GET', `/v1/exchange-orders/${order.body.id}`, { key: implementerKey });
     expect(read.body).toEqual(done.body);
     expect((await a.call('GET', `/v1/exchange-orders/${order.body.id}`, { key: s.supplierKey })).status).toBe(403);
@@ -120,7 +121,7 @@ describe('the token conversion flow, end to end', () => {
       implementerKey,
     );
     expect(tooMuch.status).toBe(409);
-    expect(tooMuch.body.error.details).toEqual({ asset: 'USDC', available: 2000 });
+    expect(tooMuch.body.error.details).toEqual({ asset: 'USDC', available: 2100 });
     await depositToPool(a, implementerKey, { CARBON: 1000, USDC: 2000 }, 'seed');
     const voucherId = await issueVoucher(a, s, 'cert-household', 100);
     const claimId = await redeemAndClaim(a, s, voucherId, 40);
@@ -186,6 +187,72 @@ describe('the token conversion flow, end to end', () => {
     expect(mine.body.items.map((p: { status: string }) => p.status)).toEqual(['settled', 'failed', 'rejected']);
   });
 
+  it('swaps the stablecoin for CARBON (step 3), burns it into ITMO claims with transfer proofs (step 4), certified once a regulator approves (step 5)', async () => {
+    const swapped = await post('/v1/conversions/stable-to-carbon', { amount: 100, minReceive: 40 }, implementerKey);
+    expect(swapped.status).toBe(201);
+    const carbon = swapped.body.amountOut as number;
+    const claim = async (amount: number) => post('/v1/itmo-claims', { amount }, implementerKey);
+    expect((await claim(carbon + 1)).status).toBe(409);
+    const first = await claim(20);
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ accountDid: implementer, units: 20, status: 'claimed' });
+    const second = (await claim(10)).body.id as string;
+    expect((await balanceOf(a, implementer, 'CARBON', () => true)).available).toBeCloseTo(carbon - 30, 6);
+    const proven = await eventually(
+      async () => (await a.call('GET', `/v1/itmo-claims/${first.body.id}`, { key: regulatorKey })).body,
+      (c: { transferProof: unknown }) => c.transferProof !== null,
+    );
+    const proof = proven.transferProof as {
+      entry: { payload: unknown };
+      leafHash: string;
+      merklePath: Array<{ side: 'left' | 'right'; hash: string }>;
+      block: { merkleRoot: string };
+    };
+    expect(proof.entry.payload).toMatchObject({ type: 'itmo.claimed', ref: first.body.id, units: '20000000' });
+    expect(verifyInclusion(proof.leafHash, proof.merklePath, proof.block.merkleRoot)).toBe(true);
+    expect((await a.call('GET', `/v1/itmo-claims/${first.body.id}`, { key: s.supplierKey })).status).toBe(403);
+
+    const request = (claims: string[], serial: string) =>
+      post(
+        '/v1/itmo-certificates',
+        {
+          claims,
+          registry: 'Zambia National Registry',
+          serialRange: { from: `ZM-${serial}-0001`, to: `ZM-${serial}-0020` },
+          agreement: { id: 'MOPA-2026-01', buyer: 'Swiss KliK' },
+          fiatReceived: { amount: 600, currency: 'USD' },
+        },
+        implementerKey,
+      );
+    const cert = await request([first.body.id], 'A');
+    expect(cert.status).toBe(201);
+    expect(cert.body).toMatchObject({ status: 'requested', units: 20, claims: [first.body.id] });
+    const again = await request([first.body.id, second], 'B');
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'ITMO_CLAIM_UNAVAILABLE', details: { claims: [first.body.id] } });
+    expect(
+      (await a.call('POST', `/v1/itmo-certificates/${cert.body.id}/approve`, { key: implementerKey, body: {} })).status,
+    ).toBe(403);
+    const approved = await a.call('POST', `/v1/itmo-certificates/${cert.body.id}/approve`, {
+      key: regulatorKey,
+      body: {},
+    });
+    expect(approved.body).toMatchObject({ status: 'approved', decision: { by: expect.any(String) } });
+    const certified = await a.call('GET', `/v1/itmo-claims/${first.body.id}`, { key: implementerKey });
+    expect(certified.body).toMatchObject({ status: 'certified', certificate: cert.body.id });
+    // A rejected request frees its claims for another.
+    const doomed = await request([second], 'C');
+    const rejected = await a.call('POST', `/v1/itmo-certificates/${doomed.body.id}/reject`, {
+      key: regulatorKey,
+      body: { reason: 'serials overlap' },
+    });
+    expect(rejected.body).toMatchObject({ status: 'rejected', decision: { reason: 'serials overlap' } });
+    expect((await request([second], 'D')).status).toBe(201);
+    expect(
+      (await a.call('POST', `/v1/itmo-certificates/${doomed.body.id}/approve`, { key: regulatorKey, body: {} })).status,
+    ).toBe(409);
+  });
+
   it('leaves a ledger that verifies: movements balanced, nobody below zero, accounts equal to it', async () => {
     // Every entry in a block first: the verifier reads the journal.
     await eventually(
@@ -195,8 +262,8 @@ describe('the token conversion flow, end to end', () => {
     const result = await verifyJournal(env.sql);
     expect(result).toMatchObject({ ok: true });
     const usdc = result.assets!.USDC!;
-    expect(usdc).toEqual({ minted: '2000000000', burned: '10000000', held: '1990000000' });
-    expect(result.assets!.CARBON).toEqual({ minted: '1100000000', burned: '0', held: '1100000000' });
+    expect(usdc).toEqual({ minted: '2100000000', burned: '10000000', held: '2090000000' });
+    expect(result.assets!.CARBON).toEqual({ minted: '1100000000', burned: '30000000', held: '1070000000' });
     // The parties' accounts have converged on the ledger.
     const entries = await ledgerRecords(env.sql);
     const legs = entries.flatMap(

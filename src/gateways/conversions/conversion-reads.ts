@@ -62,6 +62,13 @@ export class ConversionReads {
     return { items: rows.map((r) => r.doc), total };
   }
 
+  /** The account that holds an ITMO claim or certificate with this id, and its view. */
+  async itmoHolder(id: string): Promise<{ did: string; view: AccountView } | undefined> {
+    const [row] = await this.sql<{ key: string; doc: AccountView }[]>`
+      SELECT key, doc FROM account_views WHERE doc -> 'itmoIds' ? ${id}`;
+    return row && { did: row.key, view: row.doc };
+  }
+
   /** An account that was never credited has no row: it holds nothing. */
   async account(did: string): Promise<AccountView> {
     const [row] = await this.sql<{ doc: AccountView }[]>`SELECT doc FROM account_views WHERE key = ${did}`;

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import { accountRef } from '../../conversion/account.js';
+import type { ItmoCertificate, ItmoClaim } from '../../conversion/itmo.js';
+import { AppError } from '../../errors/index.js';
+import type { LedgerReads } from '../../ledger/ledger-reads.js';
+import { guarded, type Guards } from '../auth/guard.js';
+import type { Principal } from '../auth/principal.js';
+import { askErrors } from '../http/ask-errors.js';
+import { jsonBody } from '../http/context.js';
+import { json } from '../http/reply.js';
+import type { RouteSpec } from '../http/router.js';
+import { accountOf, inDecimals, stepIdOf } from './caller.js';
+import type { ConversionReads } from './conversion-reads.js';
+import { decimal, micro } from './conversion-view.js';
+import { certificateBody, itmoCertificateSchema, itmoClaimBody, itmoClaimSchema } from './itmo-schemas.js';
+
+export interface ItmoDeps {
+  client: ActorClient;
+  reads: ConversionReads;
+  ledger: LedgerReads;
+}
+
+const certificateView = (did: string, c: ItmoCertificate): z.infer<typeof itmoCertificateSchema> => ({
+  ...c,
+  accountDid: did,
+  units: decimal(c.units),
+});
+
+/** Its holder, an admin or a regulator may read an ITMO claim or certificate. */
+const mayRead = (who: Principal, holder: string): boolean =>
+  who.role === 'admin' || who.role === 'regulator' || who.did === holder;
+
+/** Steps 4 and 5 of the token conversion flow: ITMO claims, and certificates a regulator approves. */
+export function itmoRoutes(g: Guards, d: ItmoDeps): RouteSpec[] {
+  const claimView = async (did: string, c: ItmoClaim): Promise<z.infer<typeof itmoClaimSchema>> => ({
+    ...c,
+    accountDid: did,
+    units: decimal(c.units),
+    transferProof: (await d.ledger.entryByRef(c.id)) ?? null,
+  });
+  const holderOf = async (who: Principal, id: string) => {
+    const found = await d.reads.itmoHolder(id);
+    return found && mayRead(who, found.did) ? found : undefined;
+  };
+  return [
+    {
+      method: 'POST',
+      path: '/v1/itmo-claims',
+      doc: {
+        operationId: 'claimItmo',
+        summary: 'Burn CARBON into an ITMO claim with its transfer proof (implementer with a DID; step 4)',
+        tag: 'conversions',
+        body: itmoClaimBody,
+        responses: { 201: 'The claim; its transferProof is null until its ledger entry is in a block' },
+        responseBody: itmoClaimSchema,
+        errors: ['IDEMPOTENCY_KEY_REQUIRED', 'INSUFFICIENT_BALANCE', 'FORBIDDEN', ...askErrors],
+      },
+      handler: guarded(g, ['implementer'], async (ctx, who) => {
+        const did = accountOf(who);
+        const id = stepIdOf('itc', did, ctx);
+        const { amount } = await jsonBody(ctx, itmoClaimBody);
+        const claim = await d.client
+          .ask(accountRef, did, { kind: 'claim-itmo', id, amount: micro(amount) })
+          .catch(inDecimals);
+        return json(201, await claimView(did, claim));
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/itmo-claims/:id',
+      doc: {
+        operationId: 'getItmoClaim',
+        summary: 'An ITMO claim with its transfer proof (its holder, an admin or a regulator)',
+        tag: 'conversions',
+        responses: { 200: 'The claim' },
+        responseBody: itmoClaimSchema,
+        errors: ['ITMO_CLAIM_NOT_FOUND'],
+      },
+      handler: guarded(g, ['implementer', 'admin', 'regulator'], async (ctx, who) => {
+        const id = ctx.params.id ?? '';
+        const found = await holderOf(who, id);
+        const claim = found?.view.itmo?.claims[id];
+        if (!found || !claim) throw new AppError('ITMO_CLAIM_NOT_FOUND', `no ITMO claim ${id}`);
+        return json(200, await claimView(found.did, claim));
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/itmo-certificates',
+      doc: {
+        operationId: 'requestItmoCertificate',
+        summary: 'Turn ITMO claims into a certificate of the national registry, for a regulator to approve (step 5)',
+        tag: 'conversions',
+        body: certificateBody,
+        responses: { 201: 'The certificate, requested: its claims are committed to it' },
+        responseBody: itmoCertificateSchema,
+        errors: ['IDEMPOTENCY_KEY_REQUIRED', 'ITMO_CLAIM_UNAVAILABLE', 'FORBIDDEN', ...askErrors],
+      },
+      handler: guarded(g, ['implementer'], async (ctx, who) => {
+        const did = accountOf(who);
+        const id = stepIdOf('itcert', did, ctx);
+        const body = await jsonBody(ctx, certificateBody);
+        const cert = await d.client.ask(accountRef, did, { kind: 'request-certificate', id, ...body });
+        return json(201, certificateView(did, cert));
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/itmo-certificates/:id',
+      doc: {
+        operationId: 'getItmoCertificate',
+        summary: 'An ITMO certificate (its holder, an admin or a regulator)',
+        tag: 'conversions',
+        responses: { 200: 'The certificate' },
+        responseBody: itmoCertificateSchema,
+        errors: ['ITMO_CERTIFICATE_NOT_FOUND'],
+      },
+      handler: guarded(g, ['implementer', 'admin', 'regulator'], async (ctx, who) => {
+        const id = ctx.params.id ?? '';
+        const found = await holderOf(who, id);
+        const cert = found?.view.itmo?.certificates[id];
+        if (!found || !cert) throw new AppError('ITMO_CERTIFICATE_NOT_FOUND', `no ITMO certificate ${id}`);
+        return json(200, certificateView(found.did, cert));
+      }),
+    },
+    decideRoute(g, d, 'approved'),
+    decideRoute(g, d, 'rejected'),
+  ];
+}
+
+const approveBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict();
+const rejectBody = z.object({ reason: z.string().trim().min(1).max(500) }).strict();
+
+/** A regulator approves a certificate (it counts) or rejects it (its claims are free again). */
+function decideRoute(g: Guards, d: ItmoDeps, outcome: 'approved' | 'rejected'): RouteSpec {
+  const approve = outcome === 'approved';
+  const body = approve ? approveBody : rejectBody;
+  return {
+    method: 'POST',
+    path: `/v1/itmo-certificates/:id/${approve ? 'approve' : 'reject'}`,
+    doc: {
+      operationId: approve ? 'approveItmoCertificate' : 'rejectItmoCertificate',
+      summary: approve
+        ? 'Approve an ITMO certificate: it counts, its claims are certified (regulator)'
+        : 'Reject an ITMO certificate, with the reason: its claims are free again (regulator)',
+      tag: 'conversions',
+      body,
+      responses: { 200: 'The certificate with its decision' },
+      responseBody: itmoCertificateSchema,
+      errors: ['ITMO_CERTIFICATE_NOT_FOUND', 'ITMO_CERTIFICATE_DECIDED', ...askErrors],
+    },
+    handler: guarded(g, ['regulator'], async (ctx, who) => {
+      const { reason } = await jsonBody(ctx, body);
+      const id = ctx.params.id ?? '';
+      const found = await d.reads.itmoHolder(id);
+      if (!found?.view.itmo?.certificates[id])
+        throw new AppError('ITMO_CERTIFICATE_NOT_FOUND', `no ITMO certificate ${id}`);
+      const cert = await d.client.ask(accountRef, found.did, {
+        kind: 'decide-certificate',
+        id,
+        outcome,
+        by: who.did ?? who.keyId,
+        ...(reason ? { reason } : {}),
+      });
+      return json(200, certificateView(found.did, cert));
+    }),
+  };
+}
