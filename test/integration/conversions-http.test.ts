@@ -4,7 +4,13 @@ import { adminKey, api, type Api } from '../support/api.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { newSigner } from '../support/signer.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
-import { balanceOf, depositToPool, issueToTreasury, redeemAndClaim } from '../support/conversion-fixtures.js';
+import {
+  balanceOf,
+  depositToPool,
+  issueToTreasury,
+  redeemAndClaim,
+  stablecoinFromExchange,
+} from '../support/conversion-fixtures.js';
 
 /** Steps 1 and 3 of the token conversion flow over HTTP, with their refusals and reads. */
 describe('conversions over HTTP', () => {
@@ -39,16 +45,10 @@ describe('conversions over HTTP', () => {
     implementerKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'implementer', did: implementer } })).body
       .key;
     regulatorKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'regulator' } })).body.key;
-    // The implementer's CARBON comes from a treasury issuance; its stablecoin is credited here
-    // until the exchange orders of step 6 bring it in.
+    // The implementer's CARBON comes from a treasury issuance, its stablecoin from an exchange order.
     await issueToTreasury(a, implementerKey, 'cert-treasury', 1000);
     await balanceOf(a, implementer, 'CARBON', (b) => b.available === 1000);
-    await hearth.client!.ask('account', implementer, {
-      kind: 'credit',
-      id: 'usdc',
-      asset: 'USDC',
-      amount: '2050000000',
-    });
+    await stablecoinFromExchange(a, implementerKey, implementer, 2050);
     await depositToPool(a, implementerKey, { CARBON: 1000, USDC: 2000 }, 'seed');
     voucherId = await issueVoucher(a, s, 'cert-household', 100);
   });

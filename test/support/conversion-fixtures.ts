@@ -1,5 +1,6 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Api } from './api.js';
-import { compactJws } from './signer.js';
+import { compactJws, newSigner } from './signer.js';
 import { eventually } from './isolated.js';
 import type { Scheme } from './voucher-fixtures.js';
 
@@ -78,4 +79,46 @@ export async function redeemAndClaim(a: Api, s: Scheme, voucherId: string, amoun
   });
   if (claim.status !== 201) throw new Error(`claim failed: ${claim.status} ${JSON.stringify(claim.body)}`);
   return claim.body.id as string;
+}
+
+/** Another authorized supplier with its own signed key, as a Scheme the other fixtures take. */
+export async function addSupplier(a: Api, s: Scheme, name: string): Promise<Scheme> {
+  const supplier = newSigner();
+  const key = (await a.call('POST', '/v1/api-keys', { body: { role: 'supplier', did: supplier.did } })).body
+    .key as string;
+  a.signWith(key, supplier);
+  const r = await a.call('POST', '/v1/suppliers', {
+    key: s.implementerKey,
+    body: { did: supplier.did, name, authorized: true },
+  });
+  if (r.status !== 201) throw new Error(`supplier failed: ${r.status} ${JSON.stringify(r.body)}`);
+  return { ...s, supplier, supplierDid: supplier.did, supplierKey: key };
+}
+
+/**
+ * Brings `amount` of the stablecoin into the implementer's account the way step 6 does: an
+ * exchange order (at a rate of 1), confirmed by the operator's signed callback.
+ */
+export async function stablecoinFromExchange(a: Api, implementerKey: string, did: string, amount: number) {
+  const operator = `fx-${randomBytes(4).toString('hex')}`;
+  const made = await a.call('POST', '/v1/counterparties', {
+    body: { id: operator, kind: 'exchange-operator', name: operator },
+  });
+  const order = await a.call('POST', '/v1/exchange-orders', {
+    key: implementerKey,
+    body: { exchange: operator, fiatAmount: amount, currency: 'USD', rate: 1 },
+    headers: { 'idempotency-key': operator },
+  });
+  const body = JSON.stringify({ orderId: order.body.id, status: 'settled', reference: operator });
+  const t = String(Math.floor(Date.now() / 1000));
+  const mac = createHmac('sha256', made.body.secret as string)
+    .update(`${t}.${body}`)
+    .digest('hex');
+  const settled = await a.call('POST', `/v1/callbacks/${operator}`, {
+    key: '',
+    body,
+    headers: { 'x-hearth-timestamp': t, 'x-hearth-signature': `sha256=${mac}` },
+  });
+  if (settled.status !== 200) throw new Error(`exchange failed: ${settled.status} ${JSON.stringify(settled.body)}`);
+  await balanceOf(a, did, 'USDC', (b) => b.available >= amount);
 }
