@@ -103,6 +103,8 @@ export const configSchema = z
       .default('USDC'),
     /** How long a conversion request waits for its saga to end before answering 202, ms. Default 5000. */
     CONVERSION_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+    /** A conversion or payout saga that has not moved for this long is sent its pending step again, ms. Default 60000. */
+    SAGA_RESUME_AFTER_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
     /** Entries per ledger block at most. Default 500. */
     LEDGER_BATCH_SIZE: positiveInt.max(10_000).default(500),
     /** Longest an entry waits for its block, ms (a block is cut at LEDGER_BATCH_SIZE entries or this). Default 200. */

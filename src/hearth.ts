@@ -6,6 +6,7 @@ import { connectRedis, createRedis } from './actors/runtime/redis.js';
 import { assertPartitionCounts } from './actors/runtime/partition-counts.js';
 import { MailboxWriter } from './actors/runtime/mailbox-writer.js';
 import { OutboxRelay } from './actors/runtime/outbox-relay.js';
+import { SagaSweep } from './conversion/saga-sweep.js';
 import { Runtime } from './actors/runtime/runtime.js';
 import { TELL_TOPIC } from './actors/runtime/ports.js';
 import { createPgTellOutbox } from './store/tell-outbox.js';
@@ -129,6 +130,14 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         options: { batch: 256, pollMs: 500 },
       }).start();
       cleanups.push(() => relay.close());
+      const sweep = new SagaSweep({
+        sql,
+        log: log.child({ role: 'worker', part: 'saga-sweep' }),
+        clock,
+        options: { resumeAfterMs: config.SAGA_RESUME_AFTER_MS },
+        onTold: () => relay.poke(),
+      }).start();
+      cleanups.push(() => sweep.close());
       runtime = new Runtime({
         workerId: processId('worker'),
         redis,

@@ -36,6 +36,8 @@ export interface ConversionState {
   updatedAt: string;
   /** What the pool paid out (settling, completed). */
   fill?: { assetOut: string; amountOut: string };
+  /** How often the saga sweep sent its pending step again (docs/design/token-conversion.md). */
+  resumes?: number;
   /** Why it did not complete (failed, rejected). */
   failure?: { code: 'SLIPPAGE' | 'INSUFFICIENT_BALANCE' | 'NO_LIQUIDITY'; message: string; details?: unknown };
 }
@@ -59,6 +61,8 @@ const conversionMessages = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('swapped'), id: stepId, outcome: swapOutcome }),
   z.strictObject({ kind: z.literal('captured'), id: stepId }),
   z.strictObject({ kind: z.literal('released'), id: stepId }),
+  /** From the saga sweep: it has waited too long, so it sends the step it waits on again. */
+  z.strictObject({ kind: z.literal('resume') }),
   z.strictObject({ kind: z.literal('get') }),
 ]);
 
@@ -138,6 +142,13 @@ function decideConversion(
   if (!state) return { state };
   const ignore: Decision<ConversionState> = { state };
   switch (msg.kind) {
+    case 'resume': {
+      // Every step is applied once by its receiver, so sending it again is always safe.
+      const step = pendingStep(state);
+      if (!step) return ignore;
+      const next = { ...state, updatedAt: ctx.now.toISOString(), resumes: (state.resumes ?? 0) + 1 };
+      return { state: next, effects: [step] };
+    }
     case 'held':
       if (state.status === 'reserving') return moveTo(state, 'swapping', ctx.now);
       // Past its hold, the saga hears a repeat: the account answered it from memory (and the
@@ -205,5 +216,6 @@ export const conversionRef = actorRef<
     swapped: unknown;
     captured: unknown;
     released: unknown;
+    resume: unknown;
   }
 >('conversion');

@@ -70,6 +70,8 @@ const orderMessages = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('hold-refused'), id: stepId, available: z.string() }),
   z.strictObject({ kind: z.literal('captured'), id: stepId }),
   z.strictObject({ kind: z.literal('released'), id: stepId }),
+  /** From the saga sweep: a payout still reserving asks for its hold again. */
+  z.strictObject({ kind: z.literal('resume') }),
   z.strictObject({ kind: z.literal('get') }),
 ]);
 
@@ -94,14 +96,18 @@ function start(msg: OrderMessage & { kind: 'start' }, ctx: { key: string; now: D
     updatedAt: at,
   };
   if (order === 'exchange') return { state: o, reply: o };
-  const hold = tellEffect(accountOf(o), {
+  return { state: o, reply: o, effects: [holdOf(o)] };
+}
+
+/** The hold a payout places on the supplier's stablecoin, answered to the order. */
+function holdOf(o: OrderState) {
+  return tellEffect(accountOf(o), {
     kind: 'hold',
     id: holdId(o),
     asset: o.asset,
     amount: o.amount,
     replyTo: { type: 'order', key: o.id },
   });
-  return { state: o, reply: o, effects: [hold] };
 }
 
 /** The counterparty's word on a pending order: what moves on the ledger and on the account. */
@@ -183,6 +189,10 @@ function decideOrder(
   switch (msg.kind) {
     case 'callback':
       return settle(state, msg, ctx.now);
+    case 'resume':
+      // Only a hold is ours to send again; a pending order waits on its counterparty.
+      if (state.status !== 'reserving') return { state };
+      return { state: moved(state, 'reserving', ctx.now), effects: [holdOf(state)] };
     case 'held':
       if (state.status === 'reserving') return { state: moved(state, 'pending', ctx.now), reply: state };
       // A hold placed after the order was refused (a redelivery): nothing would capture it.

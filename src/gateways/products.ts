@@ -186,6 +186,13 @@ export function productRoutes({
         suppliers,
         codes,
         metrics,
+        // A phone's conversion waits at most half the hop's deadline, then says it is processing.
+        wallet: {
+          client,
+          reads: conversionReads,
+          stablecoin: conversions.stablecoin,
+          waitMs: Math.min(conversions.waitMs, Math.floor(ussd.deadlineMs / 2)),
+        },
       }),
       ussd.deadlineMs,
     ),

@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import { conversionRef, type ConversionState } from '../../conversion/conversion.js';
-import { quoteOut } from '../../conversion/pool-math.js';
+import type { ConversionState } from '../../conversion/conversion.js';
 import { AppError } from '../../errors/index.js';
 import { guarded, type Guards } from '../auth/guard.js';
 import type { Role } from '../auth/principal.js';
 import { accountOf, stepIdOf } from './caller.js';
-import { readUntil } from './wait.js';
+import { convert, quote } from './convert.js';
 import { askErrors } from '../http/ask-errors.js';
 import { jsonBody, parseWith, queryObject, type HttpContext } from '../http/context.js';
 import { pageOf, pageQuery } from '../http/pagination.js';
@@ -31,11 +30,6 @@ export interface ConversionDeps {
   /** CONVERSION_WAIT_MS: how long a POST waits for its saga to end before answering 202. */
   waitMs: number;
 }
-
-/** The pool of CARBON and the stablecoin (one per deployment, seeded by an implementer). */
-const poolId = (stablecoin: string): string => `CARBON-${stablecoin}`;
-
-const ended = (s: ConversionState['status']): boolean => s === 'completed' || s === 'failed' || s === 'rejected';
 
 /** The saga's answer: 201 completed, its refusal as an error, 202 while it still runs. */
 function answer(c: ConversionState, stablecoin: string): Reply {
@@ -90,28 +84,19 @@ function convertRoute(
         const account = accountOf(who);
         const id = stepIdOf('cv', account, ctx);
         const body = await jsonBody(ctx, convertBody);
-        const pool = poolId(d.stablecoin);
-        if (!(await d.reads.pool(pool))) throw new AppError('POOL_NOT_FOUND', `the pool ${pool} has not been seeded`);
         const fingerprint = createHash('sha256')
           .update(`POST ${path}\n`)
           .update(await ctx.body())
           .digest('hex');
-        const started = await d.client.ask(conversionRef, id, {
-          kind: 'start',
+        const input = {
+          id,
           fingerprint,
           account,
-          pool,
           assetIn,
           amountIn: micro(body.amount),
           minOut: micro(body.minReceive),
-        });
-        const now = ended(started.status)
-          ? started
-          : ((await readUntil(
-              () => d.reads.conversion(id),
-              (c) => ended(c.status),
-              d.waitMs,
-            )) ?? started);
+        };
+        const now = await convert(d, input, d.waitMs);
         return answer(now, d.stablecoin);
       },
       { ownIdempotency: true },
@@ -230,15 +215,9 @@ export function conversionRoutes(g: Guards, d: ConversionDeps): RouteSpec[] {
         const q = parseWith(quoteQuery, queryObject(ctx.query), 'query');
         const p = await d.reads.pool(id);
         if (!p) throw new AppError('POOL_NOT_FOUND', `no pool ${id}`);
-        const assetOut = p.assets.find((a) => a !== q.assetIn);
-        if (!p.assets.includes(q.assetIn) || !assetOut) {
-          throw new AppError('VALIDATION_FAILED', `this pool trades ${p.assets.join(' and ')}`);
-        }
-        const out = quoteOut(
-          { in: BigInt(p.reserves[q.assetIn]!), out: BigInt(p.reserves[assetOut]!) },
-          BigInt(micro(q.amount)),
-          p.feeBps,
-        );
+        const q2 = quote(p, q.assetIn, BigInt(micro(q.amount)));
+        if (!q2) throw new AppError('VALIDATION_FAILED', `this pool trades ${p.assets.join(' and ')}`);
+        const { assetOut, amountOut: out } = q2;
         return json(200, {
           pool: id,
           assetIn: q.assetIn,

@@ -2,6 +2,7 @@ import type { RedisClient } from '../../actors/runtime/redis.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import type { Logger } from '../../log.js';
+import type { WalletDeps } from './wallet-orders.js';
 import type { Metrics } from '../../metrics.js';
 import type { Sql } from '../../store/db.js';
 import type { Product, Supplier } from '../../store/registries/records.js';
@@ -50,6 +51,7 @@ export function ussdDeps(d: {
   suppliers: Registry<Supplier>;
   codes: VoucherCodes;
   metrics: Metrics;
+  wallet: WalletDeps;
 }): HopDeps & { outcome: SessionEventDeps['outcome'] } {
   // The caches whose lifetime shows (a reassigned number, a language chosen elsewhere) run on
   // hearth's clock, so a test moves it rather than waiting them out.
@@ -78,6 +80,7 @@ export function ussdDeps(d: {
       unknownCodes: new UnknownCodeLimit(d.redis, d.keys, d.ussd.pinKey),
       client: d.client,
       clock: d.clock,
+      wallet: d.wallet,
     },
     serviceCodes: d.ussd.serviceCodes,
     defaultCountry: d.ussd.defaultCountry,

@@ -23,6 +23,7 @@ import { surveyResponseRef } from '../../actors/survey/response-actor.js';
 import { isVoucherCode } from '../../actors/voucher/code.js';
 import type { VoucherCodes } from '../vouchers/voucher-codes.js';
 import type { UnknownCodeLimit } from './unknown-code-limit.js';
+import { carryOutWallet, type WalletDeps } from './wallet-orders.js';
 
 export interface WorkDeps {
   sql: Sql;
@@ -37,6 +38,8 @@ export interface WorkDeps {
   unknownCodes: UnknownCodeLimit;
   client: ActorClient;
   clock: () => Date;
+  /** The supplier wallet's conversions (wallet-orders.ts). */
+  wallet: WalletDeps;
 }
 
 /**
@@ -101,6 +104,10 @@ export async function carryOut(
     }
     case 'submitSurvey':
       return submitSurvey(d, intent, owner);
+    case 'wallet':
+    case 'quoteConversion':
+    case 'convert':
+      return carryOutWallet({ ...d.wallet, pins: d.pins }, { id: order.id, intent }, phone, owner, now);
   }
 }
 

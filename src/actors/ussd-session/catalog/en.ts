@@ -58,6 +58,15 @@ export const en = {
   'redeem.amount': 'Enter the amount:',
   'redeem.confirm': 'Redeem {amount} of {voucher} for {product}? Enter your PIN to confirm:',
   'redeem.done': 'Redeemed {amount}. Remaining balance: {balance}.',
+  'supplier.wallet': 'My CARBON wallet',
+  'wallet.pin': 'Enter your PIN to see your balance:',
+  'wallet.balance': 'CARBON: {carbon} (waiting on claims: {pending})\n{symbol}: {stable}',
+  'wallet.convert': 'Convert CARBON to money',
+  'wallet.amount': 'CARBON to convert (you have {carbon}):',
+  'wallet.confirm': 'Convert {amount} CARBON for at least {min} {symbol}? Enter your PIN to confirm:',
+  'wallet.done': 'Converted {amount} CARBON to {received} {symbol}.',
+  'wallet.processing': 'Your conversion is being processed. Check your balance in a minute.',
+  'wallet.failed': 'Not converted: {reason}',
   'redeem.failed': 'Not redeemed: {reason}',
 } as const;
 

@@ -3,6 +3,7 @@ import { pinSetupFlow } from './pin-setup.js';
 import type { MacPin } from '../pin-mac.js';
 import type { FlowDefinition } from './registry.js';
 import { supplierRedeemFlow } from './supplier-redeem.js';
+import { supplierWalletFlow } from './supplier-wallet.js';
 import { surveyFlow } from './survey.js';
 import { unregisteredFlow } from './unregistered.js';
 import { vouchersFlow } from './vouchers.js';
@@ -17,6 +18,7 @@ export function installedFlows(mac: MacPin): FlowDefinition[] {
     vouchersFlow(mac),
     surveyFlow,
     supplierRedeemFlow(mac),
+    supplierWalletFlow(mac),
     changePinFlow(mac),
     unregisteredFlow,
   ];

@@ -28,7 +28,12 @@ export type Intent =
   | { op: 'openSurvey' }
   | { op: 'submitSurvey'; surveyId: string; answers: Record<string, Record<string, string[] | number>> }
   | { op: 'redeem'; pinMac: string; voucherId: string; productId: string; amount: number }
-  | { op: 'setLanguage'; lang: string };
+  | { op: 'setLanguage'; lang: string }
+  /** A supplier's balances: CARBON available and pending, and the stablecoin. */
+  | { op: 'wallet'; pinMac: string }
+  /** What converting `amount` CARBON would pay now, and the least the conversion will accept. */
+  | { op: 'quoteConversion'; amount: number }
+  | { op: 'convert'; pinMac: string; amount: number; minReceive: number };
 
 export type IntentResult = { ok: true; data?: Record<string, unknown> } | { ok: false; reason: string };
 
