@@ -3,7 +3,8 @@
  * bare Redis round trip and the echo ask() at the given concurrencies (BENCH_PROBE_LEVELS, default
  * 64; empty: none) for BENCH_PROBE_ROUNDS rounds (default 3), and prints, per run, the rate, p99 and the CPU
  * each process spent per operation. BENCH_PROBE_FLOOR=1 adds the durable floor;
- * BENCH_PROBE_USSD=50,500 adds USSD hops through a gateway process at those session counts.
+ * BENCH_PROBE_USSD=50,500 adds USSD hops through a gateway process at those session counts;
+ * BENCH_PROBE_CONVERSIONS=1 adds swaps through one pool and conversion sagas over 1,000 accounts at 64.
  * Nothing is written: BENCHMARKS.md comes from `npm run bench`.
  */
 import { nodeArgs } from './lib/child.js';
@@ -13,6 +14,7 @@ import { closedLoop, fmt, type LevelResult } from './lib/measure.js';
 import { bareDurableLimit, bareRedisLimit } from './suites/limits.js';
 import { startClient, startWorker } from './suites/runtime.js';
 import { ussdHops } from './suites/ussd.js';
+import { conversions } from './suites/conversions.js';
 import { vacuumAnalyze } from './lib/quiet.js';
 
 const levels = (process.env.BENCH_PROBE_LEVELS ?? '64').split(',').filter(Boolean).map(Number);
@@ -81,6 +83,11 @@ async function main(): Promise<void> {
           meter,
         );
         line('echo', r, meter.spent());
+      }
+      if (process.env.BENCH_PROBE_CONVERSIONS && round === 0) {
+        const c = await conversions(env, session.client, 64, 1_000, () => vacuumAnalyze(env, () => undefined));
+        line('swaps', c.swaps);
+        line('sagas', c.sagas);
       }
       if (ussdLevels.length > 0) {
         const vacuum = () => vacuumAnalyze(env, () => undefined);

@@ -4,7 +4,6 @@ import { ActorClient } from './actors/runtime/actor-client.js';
 import { createKeys } from './actors/runtime/keys.js';
 import { connectRedis, createRedis } from './actors/runtime/redis.js';
 import { assertPartitionCounts } from './actors/runtime/partition-counts.js';
-import { MailboxWriter } from './actors/runtime/mailbox-writer.js';
 import { OutboxRelay } from './actors/runtime/outbox-relay.js';
 import { SagaSweep } from './conversion/saga-sweep.js';
 import { Runtime } from './actors/runtime/runtime.js';
@@ -122,7 +121,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       // Started before the runtime, so the first commit's poke finds it.
       const relay = new OutboxRelay({
         outbox: createPgTellOutbox(sql),
-        writer: new MailboxWriter(redis),
+        redis,
         keys,
         partitionsOf,
         types: new Set(actors.map((a) => a.type)),

@@ -143,7 +143,10 @@ function decideConversion(
   const ignore: Decision<ConversionState> = { state };
   switch (msg.kind) {
     case 'resume': {
-      // Every step is applied once by its receiver, so sending it again is always safe.
+      // A hold, capture or release is applied once by the account, so sending it again is safe.
+      // A swap is not sent again (queued behind a backlog, it could fill twice): the sweep looks
+      // for its fill on the ledger instead (saga-sweep.ts).
+      if (state.status === 'swapping') return ignore;
       const step = pendingStep(state);
       if (!step) return ignore;
       const next = { ...state, updatedAt: ctx.now.toISOString(), resumes: (state.resumes ?? 0) + 1 };

@@ -23,8 +23,13 @@ export interface PoolState {
   outcomes: Array<[string, SwapOutcome]>;
 }
 
-/** Swap outcomes kept: far more than the sagas in flight against one pool. */
-const RECENT = 5_000;
+/**
+ * Swap outcomes kept, for a step asked again: the relay posts each tell once (outbox-relay.ts), so
+ * a repeat comes only from a saga that sends its step again (the sweep, which does so for a swap
+ * only when the ledger has no fill for it: saga-sweep.ts). Each outcome is in every snapshot
+ * write, so the memory is kept short: at 5,000 the pool's swaps ran at a third of the rate.
+ */
+const RECENT = 1_000;
 
 const micro = z.string().regex(/^[1-9][0-9]{0,24}$/, 'a positive whole number of micro-units');
 const asset = z.string().regex(/^[A-Z][A-Z0-9]{1,11}$/, 'an asset symbol such as CARBON');
@@ -65,7 +70,11 @@ export const poolActor: ActorDefinition<PoolState, PoolMessage> = {
   decide(state, msg, ctx) {
     if (msg.kind === 'get') return { state, reply: state ?? null };
     if (msg.kind === 'deposit') return deposit(state, msg);
-    if (!state) return { state, rejection: reject('NOT_FOUND', 'this pool has not been seeded') };
+    if (!state) {
+      // A saga's swap is answered (it compensates); a direct ask is refused.
+      if (!msg.replyTo) return { state, rejection: reject('NOT_FOUND', 'this pool has not been seeded') };
+      return { state, effects: [answer(msg.replyTo, msg.id, { filled: false, reason: 'no_liquidity', quote: '0' })] };
+    }
     const known = state.outcomes.find(([id]) => id === msg.id);
     if (known)
       return { state, reply: known[1], ...(msg.replyTo ? { effects: [answer(msg.replyTo, msg.id, known[1])] } : {}) };
@@ -100,8 +109,11 @@ export const poolActor: ActorDefinition<PoolState, PoolMessage> = {
 /** The swap's movement: the trader's input into the pool's reserves, the output out of them. */
 function swapEntry(pool: string, account: string, id: string, o: SwapOutcome & { filled: true }, now: Date) {
   return ledgerEntry('conversion.swapped', {
+    // `ref` finds the fill of a saga's swap step (the sweep's question: saga-sweep.ts).
+    ref: id,
     pool,
     step: id,
+    fill: { assetIn: o.assetIn, amountIn: o.amountIn, assetOut: o.assetOut, amountOut: o.amountOut },
     movement: [
       { account, asset: o.assetIn, amount: `-${o.amountIn}` },
       { account: poolAccount(pool), asset: o.assetIn, amount: o.amountIn },

@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
 import { TELL_TOPIC } from '../actors/runtime/ports.js';
+import type { TransactionSql } from 'postgres';
 import type { Sql } from '../store/db.js';
 
 export interface SagaSweepOptions {
@@ -10,6 +11,8 @@ export interface SagaSweepOptions {
 /**
  * Finds conversion sagas, and payouts still reserving, that have not moved for `resumeAfterMs`,
  * and tells each to `resume`: it sends the step it waits on again (docs/design/token-conversion.md).
+ * A saga waiting on its swap is the exception: the sweep looks for the fill on the ledger and
+ * tells the saga of it, and otherwise leaves it (and logs it) for an operator.
  * Tells are durable and at least once, so a saga waits that long only when a step was refused
  * outright (a pool not yet seeded) or dead-lettered; every step is applied once by its receiver, so
  * sending it again is always safe. Every worker runs one; a transaction-scoped advisory lock lets
@@ -46,28 +49,41 @@ export class SagaSweep {
     await this.running;
   }
 
-  /** One sweep: how many sagas it told to resume. */
+  /** One sweep: how many sagas it told something. */
   async sweepOnce(): Promise<number> {
     const now = this.d.clock();
     const cutoff = new Date(now.getTime() - this.d.options.resumeAfterMs).toISOString();
-    const told = await this.d.sql.begin(async (tx) => {
+    const { told, waiting } = await this.d.sql.begin(async (tx) => {
       const [lock] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext('hearth.saga-sweep')) AS ok`;
-      if (!lock?.ok) return 0;
-      const stale = await tx<{ type: string; key: string }[]>`
-        SELECT 'conversion' AS type, key FROM conversion_views
+      if (!lock?.ok) return { told: 0, waiting: 0 };
+      const stale = await tx<{ type: string; key: string; status: string }[]>`
+        SELECT 'conversion' AS type, key, status FROM conversion_views
           WHERE status IN ('reserving', 'swapping', 'settling', 'compensating') AND doc ->> 'updatedAt' < ${cutoff}
         UNION ALL
-        SELECT 'order' AS type, key FROM order_views WHERE status = 'reserving' AND doc ->> 'updatedAt' < ${cutoff}
+        SELECT 'order' AS type, key, status FROM order_views WHERE status = 'reserving' AND doc ->> 'updatedAt' < ${cutoff}
         LIMIT 1000`;
-      if (stale.length === 0) return 0;
-      const at = now.toISOString();
-      await tx`
-        INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
-        SELECT ${TELL_TOPIC}, 'saga-sweep', x.type || ':' || x.key, ${at}, 0,
-               jsonb_build_object('type', x.type, 'key', x.key, 'message', jsonb_build_object('kind', 'resume'))
-        FROM unnest(${tx.array(stale.map((r) => r.type))}::text[], ${tx.array(stale.map((r) => r.key))}::text[]) AS x(type, key)
-        ON CONFLICT DO NOTHING`;
-      return stale.length;
+      const tells: Array<{ type: string; key: string; message: Record<string, unknown> }> = [];
+      let waiting = 0;
+      for (const saga of stale) {
+        if (saga.status !== 'swapping') {
+          tells.push({ type: saga.type, key: saga.key, message: { kind: 'resume' } });
+          continue;
+        }
+        // A swap is never sent again blindly: queued behind a backlog, it could fill twice. If the
+        // pool filled it (its answer lost), the ledger has the fill: the saga is told it.
+        const fill = await fillOf(tx, `${saga.key}:swap`);
+        if (fill) tells.push({ type: 'conversion', key: saga.key, message: swapped(saga.key, fill) });
+        else waiting++;
+      }
+      if (tells.length > 0) {
+        const at = now.toISOString();
+        await tx`
+          INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
+          SELECT ${TELL_TOPIC}, 'saga-sweep', x.payload ->> 'type' || ':' || (x.payload ->> 'key'), ${at}, 0, x.payload
+          FROM unnest(${tx.array(tells.map((t) => JSON.stringify(t)))}::jsonb[]) AS x(payload)
+          ON CONFLICT DO NOTHING`;
+      }
+      return { told: tells.length, waiting };
     });
     if (told > 0) {
       this.d.log.warn(
@@ -76,6 +92,33 @@ export class SagaSweep {
       );
       this.d.onTold();
     }
+    if (waiting > 0) {
+      this.d.log.warn(
+        { sagas: waiting },
+        "conversions wait on a swap the ledger has no fill for: see the pool's dead letters (operators' console)",
+      );
+    }
     return told;
   }
+}
+
+interface Fill {
+  assetIn: string;
+  amountIn: string;
+  assetOut: string;
+  amountOut: string;
+}
+
+/** The fill the pool recorded for a swap step: in a ledger block, or still in the outbox. */
+async function fillOf(tx: Sql | TransactionSql, step: string): Promise<Fill | undefined> {
+  const [row] = await tx<{ fill: Fill }[]>`
+    SELECT (body::jsonb -> 'payload' -> 'fill') AS fill FROM ledger_entries WHERE ref = ${step}
+    UNION ALL
+    SELECT payload -> 'fill' FROM outbox WHERE topic = 'ledger' AND payload ->> 'ref' = ${step}
+    LIMIT 1`;
+  return row?.fill ?? undefined;
+}
+
+function swapped(conversion: string, fill: Fill): Record<string, unknown> {
+  return { kind: 'swapped', id: `${conversion}:swap`, outcome: { filled: true, ...fill } };
 }

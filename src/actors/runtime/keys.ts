@@ -46,6 +46,11 @@ export interface Keys {
    * written in one transaction with its entry's acknowledgement, so in the mailbox's slot.
    */
   deadLetter(type: string, partition: number): string;
+  /**
+   * Marks an outbox tell as posted to this partition's mailbox (`…:told:<outbox id>`, in the
+   * mailbox's slot), for a few minutes: a relay that posts it again after a lost commit adds nothing.
+   */
+  told(type: string, partition: number, outboxId: string): string;
   /** The names a partition's keys had before they carried hash tags (adopted once, on a single Redis). */
   legacy(type: string, partition: number): { mailbox: string; attempts: string; stranded: string };
   /** Reply stream of one gateway process. */
@@ -119,6 +124,7 @@ export function createKeys(prefix: string): Keys {
     mailbox: (type, partition) => slot(type, partition),
     lease: (type, partition) => `${slot(type, partition)}:lease`,
     deadLetter: (type, partition) => `${slot(type, partition)}:dead`,
+    told: (type, partition, outboxId) => `${slot(type, partition)}:told:${checkId(outboxId)}`,
     attempts: (type, partition) => `${slot(type, partition)}:attempts`,
     stranded: (type, partition) => `${slot(type, partition)}:stranded`,
     legacy: (type, partition) => ({

@@ -3,8 +3,10 @@ import type { Logger } from '../../log.js';
 import { Backoff, sleep } from './backoff.js';
 import type { Keys } from './keys.js';
 import { mailboxEntry } from './mailbox-post.js';
-import type { MailboxWriter } from './mailbox-writer.js';
+import { partitionOf } from './keys.js';
+import { postOnce } from './post-once.js';
 import type { TellOutbox } from './ports.js';
+import type { RedisClient } from './redis.js';
 
 /** An outbox row of the tell topic, as tellEffect() wrote it. */
 const tellPayload = z.object({
@@ -20,9 +22,16 @@ interface OutboxRelayOptions {
   pollMs: number;
 }
 
+/**
+ * How long a posted tell's mark lives, s: longer than a relay's batch can stay unacknowledged
+ * (the outbox gives up a batch whose relay went silent after 60 s: store/tell-outbox.ts) plus
+ * its next poll, so a batch posted again after a lost commit adds nothing.
+ */
+const TOLD_TTL_S = 300;
+
 export interface OutboxRelayDeps {
   outbox: TellOutbox;
-  writer: MailboxWriter;
+  redis: RedisClient;
   keys: Keys;
   partitionsOf: (type: string) => number;
   /** The actor types of this deployment: a tell to another one is set aside, not posted. */
@@ -37,8 +46,10 @@ export interface OutboxRelayDeps {
  * (tell-effect.ts); the relay takes a batch of them that no other relay holds (every worker runs
  * one), writes them to Redis, and the outbox removes them only once Redis holds every entry
  * (store/tell-outbox.ts). A crash or a Redis outage in between rolls the delete back, and the
- * rows are posted again: delivery is at least once, and receivers apply repeats as no-ops (by the
- * id the message carries). One relay posts its batch in the order the rows were written; two
+ * rows are posted again; each post sets a mark for the row's outbox id in the mailbox's slot in
+ * the same script (post-once.ts), so a row posted again within TOLD_TTL_S adds nothing, and the
+ * runtime applies each mailbox entry once: a tell is applied once. Receivers still apply a
+ * repeated step as a no-op (by the id the message carries): a saga may send a step again. One relay posts its batch in the order the rows were written; two
  * relays may interleave, so no receiver depends on the order of messages from different commits.
  *
  * A worker pokes its relay after a commit that wrote tell rows, so a message normally leaves
@@ -121,6 +132,7 @@ export class OutboxRelay {
     }
     const { type, key, message } = parsed.data;
     const { stream, fields } = mailboxEntry(this.d.keys, this.d.partitionsOf, { type, key }, message);
-    await this.d.writer.write(stream, fields);
+    const mark = this.d.keys.told(type, partitionOf(key, this.d.partitionsOf(type)), id);
+    await postOnce(this.d.redis, stream, mark, TOLD_TTL_S, fields);
   }
 }

@@ -1,0 +1,80 @@
+import postgres from 'postgres';
+import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
+import type { BenchEnv } from '../lib/env.js';
+import { closedLoop, type LevelResult } from '../lib/measure.js';
+
+const POOL = 'CARBON-USDC';
+/** Reserves deep enough that no level moves the price far: 10^9 of each, in micro-units. */
+const DEPTH = '1000000000000000';
+
+/**
+ * The token conversion flow (issue 26) at the actors: swaps asked straight of the one pool (it
+ * serialises every swap: the ceiling of the flow), and whole conversion sagas over many accounts
+ * (start, hold, swap, capture: four actor steps joined by three tells through the outbox relay),
+ * each counted when the saga has completed.
+ */
+export async function conversions(
+  env: BenchEnv,
+  client: ActorClient,
+  concurrency: number,
+  accounts: number,
+  afterSeeding: () => Promise<void> = () => Promise.resolve(),
+): Promise<{ swaps: LevelResult; sagas: LevelResult }> {
+  await client.ask('pool', POOL, {
+    kind: 'deposit',
+    id: 'bench-seed',
+    deposits: { CARBON: DEPTH, USDC: DEPTH },
+    feeBps: 30,
+  });
+  const dids = Array.from({ length: accounts }, (_, i) => `did:key:zbench-trader-${i}`);
+  for (let i = 0; i < dids.length; i += 500) {
+    await Promise.all(
+      dids
+        .slice(i, i + 500)
+        .map((did) =>
+          client.ask('account', did, { kind: 'credit', id: 'bench-grant', asset: 'CARBON', amount: DEPTH }),
+        ),
+    );
+  }
+  await afterSeeding();
+
+  let n = 0;
+  // Alternate directions so the reserves stay where they started.
+  const swaps = await closedLoop(concurrency, env.seconds * 1000, (_w, i) =>
+    client.ask('pool', POOL, {
+      kind: 'swap',
+      id: `bench-swap-${n++}`,
+      account: dids[i % dids.length]!,
+      assetIn: i % 2 === 0 ? 'CARBON' : 'USDC',
+      amountIn: '1000000',
+      minOut: '0',
+    }),
+  );
+
+  // A saga replies once it has started; it is done when its read model says completed.
+  const sql = postgres(env.databaseUrl, { max: 8, onnotice: () => undefined, connection: { search_path: env.schema } });
+  try {
+    let m = 0;
+    const sagas = await closedLoop(concurrency, env.seconds * 1000, async (w, i) => {
+      const id = `cv_bench_${m++}`;
+      await client.ask('conversion', id, {
+        kind: 'start',
+        fingerprint: '0'.repeat(64),
+        account: dids[(w * 7919 + i) % dids.length]!,
+        pool: POOL,
+        assetIn: 'CARBON',
+        amountIn: '1000000',
+        minOut: '0',
+      });
+      for (let pause = 2; ; pause = Math.min(pause * 2, 20)) {
+        const [row] = await sql<{ status: string }[]>`SELECT status FROM conversion_views WHERE key = ${id}`;
+        if (row?.status === 'completed') return;
+        if (row?.status === 'failed' || row?.status === 'rejected') throw new Error(`saga ${id} ${row.status}`);
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    });
+    return { swaps, sagas };
+  } finally {
+    await sql.end();
+  }
+}
