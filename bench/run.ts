@@ -19,6 +19,8 @@ import { sseStreams, type SseResult } from './suites/sse.js';
 import { socketConnections, type SocketsResult } from './suites/sockets.js';
 import { clusterComparison } from './suites/cluster.js';
 import { renderCluster, withClusterSection } from './lib/report-cluster.js';
+import { conversions } from './suites/conversions.js';
+import { renderConversions, withConversionSection } from './lib/report-conversions.js';
 
 const levels = [1, 64, 512];
 /**
@@ -63,6 +65,7 @@ async function main(): Promise<void> {
   let vouchers: { spread: LevelResult; hot: LevelResult };
   let http: { spread: LevelResult; hot: LevelResult };
   let ussd: UssdLevel[];
+  let converted: Awaited<ReturnType<typeof conversions>>;
   let sse: SseResult;
   let sockets: SocketsResult;
   try {
@@ -89,6 +92,9 @@ async function main(): Promise<void> {
     progress('vouchers: signed HTTP redemptions through a gateway process, 64 concurrent (seeding 10,001 over HTTP)');
     http = await httpRedemptions(env, 64, 10_000, vacuum);
     progress(`  10,000 vouchers: ${fmt.rate(http.spread.perSecond)}/s; one hot: ${fmt.rate(http.hot.perSecond)}/s`);
+    progress('conversions: swaps through one pool and conversion sagas over 1,000 accounts, 64 concurrent');
+    converted = await conversions(env, client, 64, 1_000, vacuum);
+    progress(`  swaps ${fmt.rate(converted.swaps.perSecond)}/s; conversions ${fmt.rate(converted.sagas.perSecond)}/s`);
     await untilLedgerCaughtUp(env, progress);
     await vacuumAnalyze(env, progress);
     await untilPostgresIdle(progress);
@@ -129,7 +135,13 @@ async function main(): Promise<void> {
   writeFileSync(
     'BENCHMARKS.md',
     withClusterSection(
-      render(env.machine, env.seconds, hello, bare, durable, asks, vouchers, http, ledger, ussd, sse, sockets),
+      withConversionSection(
+        render(env.machine, env.seconds, hello, bare, durable, asks, vouchers, http, ledger, ussd, sse, sockets),
+        renderConversions(
+          converted,
+          asks.find((a) => a.concurrency === 64),
+        ),
+      ),
       renderCluster(cluster, env.machine, env.seconds),
     ),
   );
