@@ -4,7 +4,8 @@
  * 64; empty: none) for BENCH_PROBE_ROUNDS rounds (default 3), and prints, per run, the rate, p99 and the CPU
  * each process spent per operation. BENCH_PROBE_FLOOR=1 adds the durable floor;
  * BENCH_PROBE_USSD=50,500 adds USSD hops through a gateway process at those session counts;
- * BENCH_PROBE_CONVERSIONS=1 adds swaps through one pool and conversion sagas over 1,000 accounts at 64.
+ * BENCH_PROBE_CONVERSIONS=64 adds swaps through one pool and conversion sagas over 1,000 accounts at
+ * that concurrency.
  * Nothing is written: BENCHMARKS.md comes from `npm run bench`.
  */
 import { nodeArgs } from './lib/child.js';
@@ -85,7 +86,8 @@ async function main(): Promise<void> {
         line('echo', r, meter.spent());
       }
       if (process.env.BENCH_PROBE_CONVERSIONS && round === 0) {
-        const c = await conversions(env, session.client, 64, 1_000, () => vacuumAnalyze(env, () => undefined));
+        const concurrency = Number(process.env.BENCH_PROBE_CONVERSIONS) || 64;
+        const c = await conversions(env, session.client, concurrency, 1_000, () => vacuumAnalyze(env, () => undefined));
         line('swaps', c.swaps);
         line('sagas', c.sagas);
       }

@@ -7,7 +7,6 @@ import { assertPartitionCounts } from './actors/runtime/partition-counts.js';
 import { OutboxRelay } from './actors/runtime/outbox-relay.js';
 import { SagaSweep } from './conversion/saga-sweep.js';
 import { Runtime } from './actors/runtime/runtime.js';
-import { TELL_TOPIC } from './actors/runtime/ports.js';
 import { createPgTellOutbox } from './store/tell-outbox.js';
 import type { ActorDefinition } from './actors/runtime/types.js';
 import { actors as defaultActors } from './actors/registry.js';
@@ -118,7 +117,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         cleanups.push(() => lane.end({ timeout: 5 }));
         return createPgSnapshotStore(lane);
       });
-      // Started before the runtime, so the first commit's poke finds it.
+      // Started before the runtime, so the first commit's tells find it.
       const relay = new OutboxRelay({
         outbox: createPgTellOutbox(sql),
         redis,
@@ -126,7 +125,8 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         partitionsOf,
         types: new Set(actors.map((a) => a.type)),
         log: log.child({ role: 'worker', part: 'outbox-relay' }),
-        options: { batch: 256, pollMs: 500 },
+        // A commit's tells are posted by its worker at once; the poll takes what is 2 s old.
+        options: { batch: 256, pollMs: 500, graceMs: 2_000 },
       }).start();
       cleanups.push(() => relay.close());
       const sweep = new SagaSweep({
@@ -134,7 +134,6 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         log: log.child({ role: 'worker', part: 'saga-sweep' }),
         clock,
         options: { resumeAfterMs: config.SAGA_RESUME_AFTER_MS },
-        onTold: () => relay.poke(),
       }).start();
       cleanups.push(() => sweep.close());
       runtime = new Runtime({
@@ -149,9 +148,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         actors,
         clock,
         database,
-        onCommitted: (batch) => {
-          if (batch.outbox.some((o) => o.topic === TELL_TOPIC)) relay.poke();
-        },
+        onCommitted: (batch) => relay.publish(batch),
         options: {
           partitions: config.ACTOR_PARTITIONS,
           leaseTtlMs: config.LEASE_TTL_MS,

@@ -16,7 +16,7 @@ export interface SagaSweepOptions {
  * Tells are durable and at least once, so a saga waits that long only when a step was refused
  * outright (a pool not yet seeded) or dead-lettered; every step is applied once by its receiver, so
  * sending it again is always safe. Every worker runs one; a transaction-scoped advisory lock lets
- * one sweep at a time. The tells go through the outbox like any other (the relay posts them).
+ * one sweep at a time. The tells go through the outbox like any other (the relays' poll posts them).
  */
 export class SagaSweep {
   private timer: NodeJS.Timeout | undefined;
@@ -28,8 +28,6 @@ export class SagaSweep {
       log: Logger;
       clock: () => Date;
       options: SagaSweepOptions;
-      /** Called after a sweep wrote tells (the relay's poke). */
-      onTold: () => void;
     },
   ) {}
 
@@ -90,7 +88,6 @@ export class SagaSweep {
         { sagas: told, resumeAfterMs: this.d.options.resumeAfterMs },
         'saga sweep resumed sagas that had not moved',
       );
-      this.d.onTold();
     }
     if (waiting > 0) {
       this.d.log.warn(

@@ -1,26 +1,45 @@
-import { TELL_TOPIC, type OutboxTell, type TellOutbox } from '../actors/runtime/ports.js';
+import { TELL_TOPIC, type OutboxTell, type TellOutbox, type TellSender } from '../actors/runtime/ports.js';
 import type { Sql } from './db.js';
 
 /**
- * The outbox's tells in PostgreSQL: a batch is deleted `FOR UPDATE SKIP LOCKED` (so every worker's
- * relay takes its own rows), posted, and the delete committed after. A crash or a failed post
- * rolls it back: the rows are posted again, and the relay's marks make that a no-op.
+ * The outbox's tells in PostgreSQL. `relay` deletes a batch `FOR UPDATE SKIP LOCKED` (so every
+ * worker's relay takes its own rows), posts it, and commits the delete after: a crash or a failed
+ * post rolls it back and the rows are posted again, which the relay's marks make a no-op.
+ * `forget` deletes the rows a worker posted itself right after its commit, by their identity.
  */
 export function createPgTellOutbox(sql: Sql): TellOutbox {
   return {
-    relay: (batch, post) =>
+    relay: (batch, minAgeMs, post) =>
       sql.begin(async (tx) => {
         // A relay gone silent (its host lost, its connection not yet noticed dead) gives its rows
         // back after 60 s, within the posted marks' lifetime (outbox-relay.ts, TOLD_TTL_S).
         await tx`SET LOCAL idle_in_transaction_session_timeout = '60s'`;
-        const rows = await tx<OutboxTell[]>`
+        const rows = await tx<
+          Array<{ id: string; type: string; key: string; msg_id: string; seq: number; payload: unknown }>
+        >`
           DELETE FROM outbox WHERE id IN (
-            SELECT id FROM outbox WHERE topic = ${TELL_TOPIC} AND processed_at IS NULL
+            SELECT id FROM outbox
+            WHERE topic = ${TELL_TOPIC} AND processed_at IS NULL
+              AND created_at < now() - make_interval(secs => ${minAgeMs / 1000})
             ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-          RETURNING id::text AS id, payload`;
+          RETURNING id::text AS id, actor_type AS type, actor_key AS key, msg_id, seq, payload`;
         rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-        if (rows.length > 0) await post(rows);
-        return rows.length;
+        const tells: OutboxTell[] = rows.map((r) => ({
+          sender: { type: r.type, key: r.key, msgId: r.msg_id, seq: r.seq },
+          payload: r.payload,
+        }));
+        if (tells.length > 0) await post(tells);
+        return tells.length;
       }),
+    forget: async (sent: readonly TellSender[]) => {
+      if (sent.length === 0) return;
+      await sql`
+        DELETE FROM outbox o USING unnest(
+          ${sql.array(sent.map((s) => s.type))}::text[], ${sql.array(sent.map((s) => s.key))}::text[],
+          ${sql.array(sent.map((s) => s.msgId))}::text[], ${sql.array(sent.map((s) => s.seq))}::int[]
+        ) AS x(type, key, msg_id, seq)
+        WHERE o.actor_type = x.type AND o.actor_key = x.key AND o.msg_id = x.msg_id AND o.seq = x.seq
+          AND o.topic = ${TELL_TOPIC}`;
+    },
   };
 }

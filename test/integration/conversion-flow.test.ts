@@ -183,8 +183,24 @@ describe('the token conversion flow, end to end', () => {
     expect(await balanceOf(a, s.supplierDid, 'USDC', (b) => b.held === 0 && b.available < available)).toMatchObject({
       available: Math.round((available - 10) * 1e6) / 1e6,
     });
+    // The same Idempotency-Key: the same payout; with another body, refused.
+    const once = { key: s.supplierKey, headers: { 'idempotency-key': 'payout-once' } };
+    const body = { processor: 'zamtel-money', amount: 1, currency: 'ZMW', rate: 27 };
+    const made = await a.call('POST', '/v1/payouts', { ...once, body });
+    expect(made.status).toBe(201);
+    expect((await a.call('POST', '/v1/payouts', { ...once, body })).body.id).toBe(made.body.id);
+    const reused = await a.call('POST', '/v1/payouts', { ...once, body: { ...body, amount: 2 } });
+    expect(reused.status).toBe(409);
+    expect(reused.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    await callback('zamtel-money', { orderId: made.body.id, status: 'failed', reference: 'ZM-3' });
+    await balanceOf(a, s.supplierDid, 'USDC', (b) => b.held === 0);
     const mine = await a.call('GET', '/v1/payouts', { key: s.supplierKey });
-    expect(mine.body.items.map((p: { status: string }) => p.status)).toEqual(['settled', 'failed', 'rejected']);
+    expect(mine.body.items.map((p: { status: string }) => p.status)).toEqual([
+      'failed',
+      'settled',
+      'failed',
+      'rejected',
+    ]);
   });
 
   it('swaps the stablecoin for CARBON (step 3), burns it into ITMO claims with transfer proofs (step 4), certified once a regulator approves (step 5)', async () => {

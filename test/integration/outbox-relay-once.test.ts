@@ -35,8 +35,9 @@ describe('outbox relay: a batch posted again after a lost commit', () => {
     let lose = true;
     const relay = new OutboxRelay({
       outbox: {
-        relay: (batch, post) =>
-          real.relay(batch, async (tells) => {
+        forget: (sent) => real.forget(sent),
+        relay: (batch, minAgeMs, post) =>
+          real.relay(batch, minAgeMs, async (tells) => {
             await post(tells);
             if (lose) {
               lose = false;
@@ -49,7 +50,7 @@ describe('outbox relay: a batch posted again after a lost commit', () => {
       partitionsOf: () => 4,
       types: new Set(['counter']),
       log: createLogger('silent', 'test'),
-      options: { batch: 256, pollMs: 50 },
+      options: { batch: 256, pollMs: 50, graceMs: 0 },
     }).start();
     try {
       const left = async () =>

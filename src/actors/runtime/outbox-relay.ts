@@ -5,7 +5,8 @@ import type { Keys } from './keys.js';
 import { mailboxEntry } from './mailbox-post.js';
 import { partitionOf } from './keys.js';
 import { postOnce } from './post-once.js';
-import type { TellOutbox } from './ports.js';
+import { createHash } from 'node:crypto';
+import { TELL_TOPIC, type BatchCommit, type TellOutbox, type TellSender } from './ports.js';
 import type { RedisClient } from './redis.js';
 
 /** An outbox row of the tell topic, as tellEffect() wrote it. */
@@ -18,8 +19,10 @@ const tellPayload = z.object({
 interface OutboxRelayOptions {
   /** Rows per transaction at most. */
   batch: number;
-  /** How often the outbox is looked at when nothing pokes the relay, ms. */
+  /** How often the outbox is looked at for tells no worker posted, ms. */
   pollMs: number;
+  /** How old a tell must be before the poll takes it: younger ones are their worker's to post, ms. */
+  graceMs: number;
 }
 
 /**
@@ -28,6 +31,14 @@ interface OutboxRelayOptions {
  * its next poll, so a batch posted again after a lost commit adds nothing.
  */
 const TOLD_TTL_S = 300;
+
+/** A tell's mark id: its outbox row's identity, hashed (the same for every post of it). */
+function markOf(s: TellSender): string {
+  return createHash('sha256')
+    .update(`${s.type}\u0000${s.key}\u0000${s.msgId}\u0000${s.seq}`)
+    .digest('hex')
+    .slice(0, 32);
+}
 
 export interface OutboxRelayDeps {
   outbox: TellOutbox;
@@ -43,22 +54,22 @@ export interface OutboxRelayDeps {
 /**
  * Posts the outbox's `tell` rows to the mailboxes they name: how one actor reaches another
  * without losing a message. The rows were written in the commit of the sender's new state
- * (tell-effect.ts); the relay takes a batch of them that no other relay holds (every worker runs
- * one), writes them to Redis, and the outbox removes them only once Redis holds every entry
- * (store/tell-outbox.ts). A crash or a Redis outage in between rolls the delete back, and the
- * rows are posted again; each post sets a mark for the row's outbox id in the mailbox's slot in
- * the same script (post-once.ts), so a row posted again within TOLD_TTL_S adds nothing, and the
- * runtime applies each mailbox entry once: a tell is applied once. Receivers still apply a
- * repeated step as a no-op (by the id the message carries): a saga may send a step again. One relay posts its batch in the order the rows were written; two
- * relays may interleave, so no receiver depends on the order of messages from different commits.
+ * (tell-effect.ts), and the worker that committed them posts them at once (`publish`) and then
+ * deletes them. A worker that dies in between, or a post that fails, leaves them: every worker's
+ * relay looks every `pollMs` for rows older than `graceMs`, takes a batch no other relay holds,
+ * posts it, and the outbox removes it only once Redis holds every entry (store/tell-outbox.ts).
  *
- * A worker pokes its relay after a commit that wrote tell rows, so a message normally leaves
- * within a Redis write of the commit; the poll finds what a crashed worker left.
+ * A tell may so be posted twice (its worker's post and a relay's, or a relay's again after its
+ * commit was lost): every post sets a mark for the row's identity in the mailbox's slot in the
+ * same script (post-once.ts), so the second adds nothing while the mark lives (TOLD_TTL_S), and
+ * the runtime applies each mailbox entry once: a tell is applied once. One commit's tells are
+ * posted in the order they were written, one round's commit before the next; across senders the
+ * order is not promised, and a saga may send a step again, so receivers apply a repeated step as a
+ * no-op (by the id the message carries).
  */
 export class OutboxRelay {
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
-  private poked = false;
   private wake: (() => void) | undefined;
 
   constructor(private readonly d: OutboxRelayDeps) {}
@@ -68,10 +79,24 @@ export class OutboxRelay {
     return this;
   }
 
-  /** There are new rows: look now (or right after the batch in hand). */
-  poke(): void {
-    this.poked = true;
-    this.wake?.();
+  /**
+   * Posts the tells of a batch this worker has just committed, then deletes their rows (a failure
+   * leaves them to the relays' poll, which posts them again as a no-op). The posts are issued
+   * before the first await, so one partition's commits post in their order.
+   */
+  publish(batch: BatchCommit): void {
+    const tells = batch.outbox.filter((o) => o.topic === TELL_TOPIC);
+    if (tells.length === 0) return;
+    const senders = tells.map((t) => ({ type: batch.type, key: t.key, msgId: t.msgId, seq: t.seq }));
+    const posted = tells.map((t, i) => this.post(senders[i]!, t.payload));
+    Promise.all(posted)
+      .then(() => this.d.outbox.forget(senders))
+      .catch((err: unknown) =>
+        this.d.log.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'posting tells after a commit failed; the relay posts them from the outbox',
+        ),
+      );
   }
 
   async close(): Promise<void> {
@@ -85,10 +110,9 @@ export class OutboxRelay {
     const signal = this.abort.signal;
     while (!signal.aborted) {
       try {
-        this.poked = false;
         const posted = await this.relayBatch();
         backoff.reset();
-        if (posted < this.d.options.batch && !this.poked) await this.idle();
+        if (posted < this.d.options.batch) await this.idle();
       } catch (err) {
         if (signal.aborted) break;
         const delay = backoff.next();
@@ -101,7 +125,7 @@ export class OutboxRelay {
     }
   }
 
-  /** Waits for a poke, the poll interval, or close(). */
+  /** Waits for the poll interval, or close(). */
   private async idle(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await new Promise<void>((resolve) => {
@@ -115,24 +139,24 @@ export class OutboxRelay {
   /** Takes up to a batch of tells, posts them, and lets the outbox remove them. How many it took. */
   private relayBatch(): Promise<number> {
     // Every write of the batch goes in one turn, so in one call per mailbox, in row order.
-    return this.d.outbox.relay(this.d.options.batch, (tells) =>
-      Promise.all(tells.map((t) => this.post(t.id, t.payload))).then(() => undefined),
+    return this.d.outbox.relay(this.d.options.batch, this.d.options.graceMs, (tells) =>
+      Promise.all(tells.map((t) => this.post(t.sender, t.payload))).then(() => undefined),
     );
   }
 
-  private async post(id: string, payload: unknown): Promise<void> {
+  private async post(sender: TellSender, payload: unknown): Promise<void> {
     const parsed = tellPayload.safeParse(payload);
     if (!parsed.success || !this.d.types.has(parsed.data.type)) {
       // A sender's bug: kept in the log (with no message body), never retried forever.
       this.d.log.error(
-        { outboxId: id, type: parsed.success ? parsed.data.type : undefined },
+        { sender: { type: sender.type, key: sender.key }, type: parsed.success ? parsed.data.type : undefined },
         'an outbox tell names no actor of this deployment; dropped',
       );
       return;
     }
     const { type, key, message } = parsed.data;
     const { stream, fields } = mailboxEntry(this.d.keys, this.d.partitionsOf, { type, key }, message);
-    const mark = this.d.keys.told(type, partitionOf(key, this.d.partitionsOf(type)), id);
+    const mark = this.d.keys.told(type, partitionOf(key, this.d.partitionsOf(type)), markOf(sender));
     await postOnce(this.d.redis, stream, mark, TOLD_TTL_S, fields);
   }
 }

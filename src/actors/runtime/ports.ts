@@ -179,18 +179,28 @@ export interface Mailbox {
 /** The outbox topic of messages from one actor to another (tell-effect.ts, outbox-relay.ts). */
 export const TELL_TOPIC = 'tell';
 
-/** A tell waiting in the outbox: its row id and what tellEffect() wrote. */
+/** Who wrote a tell: its outbox row's identity (unique), the same before and after its commit. */
+export interface TellSender {
+  type: string;
+  key: string;
+  msgId: string;
+  seq: number;
+}
+
+/** A tell waiting in the outbox: who wrote it, and what tellEffect() wrote. */
 export interface OutboxTell {
-  id: string;
+  sender: TellSender;
   payload: unknown;
 }
 
 /**
- * The outbox's tells, for the outbox relay: `relay` takes up to `batch` of them that no other
- * relay holds, oldest first, hands them to `post`, and removes them only once `post` has
- * resolved (in one transaction: a failure or a crash leaves them for the next relay). Resolves
- * with how many it took.
+ * The outbox's tells. The worker that committed them posts them at once and then `forget`s them;
+ * `relay` is the way for the rest (a worker that died in between, a post that failed): it takes up
+ * to `batch` tells at least `minAgeMs` old that no other relay holds, oldest first, hands them to
+ * `post`, and removes them only once `post` has resolved (in one transaction: a failure or a crash
+ * leaves them for the next relay). Resolves with how many it took.
  */
 export interface TellOutbox {
-  relay(batch: number, post: (tells: readonly OutboxTell[]) => Promise<void>): Promise<number>;
+  relay(batch: number, minAgeMs: number, post: (tells: readonly OutboxTell[]) => Promise<void>): Promise<number>;
+  forget(sent: readonly TellSender[]): Promise<void>;
 }
