@@ -51,12 +51,43 @@ export async function conversions(
     }),
   );
 
-  // A saga replies once it has started; it is done when its read model says completed.
-  const sql = postgres(env.databaseUrl, { max: 8, onnotice: () => undefined, connection: { search_path: env.schema } });
+  // A saga replies once it has started; it is done when its read model says so. One poller asks
+  // for every saga in flight every 5 ms (a query per saga would load PostgreSQL more than the sagas).
+  const sql = postgres(env.databaseUrl, { max: 2, onnotice: () => undefined, connection: { search_path: env.schema } });
+  const waiting = new Map<string, { done: () => void; fail: (e: Error) => void }>();
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      try {
+        await pollOnce();
+      } catch (err) {
+        // A failed read fails the sagas waiting on it (counted as errors), never hangs them.
+        for (const w of waiting.values()) w.fail(err instanceof Error ? err : new Error(String(err)));
+        waiting.clear();
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  async function pollOnce(): Promise<void> {
+    const ids = [...waiting.keys()];
+    if (ids.length === 0) return;
+    const rows = await sql<{ key: string; status: string }[]>`
+      SELECT key, status FROM conversion_views
+      WHERE key IN ${sql(ids)} AND status IN ('completed', 'failed', 'rejected')`;
+    for (const r of rows) {
+      const w = waiting.get(r.key);
+      waiting.delete(r.key);
+      if (r.status === 'completed') w?.done();
+      else w?.fail(new Error(`saga ${r.key} ${r.status}`));
+    }
+  }
   try {
     let m = 0;
     const sagas = await closedLoop(concurrency, env.seconds * 1000, async (w, i) => {
       const id = `cv_bench_${m++}`;
+      const ended = new Promise<void>((done, fail) => waiting.set(id, { done, fail }));
+      // Awaited below; marked handled now, since a failed start leaves it unawaited.
+      ended.catch(() => undefined);
       await client.ask('conversion', id, {
         kind: 'start',
         fingerprint: '0'.repeat(64),
@@ -66,15 +97,12 @@ export async function conversions(
         amountIn: '1000000',
         minOut: '0',
       });
-      for (let pause = 2; ; pause = Math.min(pause * 2, 20)) {
-        const [row] = await sql<{ status: string }[]>`SELECT status FROM conversion_views WHERE key = ${id}`;
-        if (row?.status === 'completed') return;
-        if (row?.status === 'failed' || row?.status === 'rejected') throw new Error(`saga ${id} ${row.status}`);
-        await new Promise((r) => setTimeout(r, pause));
-      }
+      await ended;
     });
     return { swaps, sagas };
   } finally {
+    polling = false;
+    await poller;
     await sql.end();
   }
 }
