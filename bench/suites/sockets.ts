@@ -1,3 +1,4 @@
+import { createKeys } from '../../src/actors/runtime/keys.js';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { io, type Socket } from 'socket.io-client';
@@ -180,7 +181,16 @@ export async function socketConnections(
         const p = redis.pipeline();
         for (let i = 0; i < events; i++) {
           const data = JSON.stringify({ i, t: Date.now(), toolName: 'bench', status: 'done' });
-          p.xadd(`${env.prefix}:events:chat:${busy}`, '*', 'requestId', 'bench', 'event', 'tool_call', 'data', data);
+          p.xadd(
+            createKeys(env.prefix).chatEvents(busy),
+            '*',
+            'requestId',
+            'bench',
+            'event',
+            'tool_call',
+            'data',
+            data,
+          );
         }
         await p.exec();
       },

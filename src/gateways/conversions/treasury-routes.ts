@@ -50,6 +50,7 @@ export interface TreasuryDeps {
   client: ActorClient;
   certificates: Registry<Certificate>;
   stablecoin: string;
+  clock: () => Date;
 }
 
 /**
@@ -93,7 +94,7 @@ export function treasuryRoutes(g: Guards, d: TreasuryDeps): RouteSpec[] {
             verifiedReduction: certificate.verifiedReduction,
           });
         }
-        const today = new Date().toISOString().slice(0, 10);
+        const today = d.clock().toISOString().slice(0, 10);
         const v = await d.client.ask(voucherRef, voucherIdFor(certificate.id), {
           kind: 'issue',
           requestId: requestIdOf(ctx, who),
