@@ -269,6 +269,27 @@ describe('the token conversion flow, end to end', () => {
     ).toBe(409);
   });
 
+  it('allows each step to its role only, and refuses an Idempotency-Key reused with another body', async () => {
+    const steps: Array<[string, unknown]> = [
+      ['/v1/payouts', { processor: 'zamtel-money', amount: 1, currency: 'ZMW', rate: 27 }],
+      ['/v1/exchange-orders', { exchange: 'lusaka-fx', fiatAmount: 27, currency: 'ZMW', rate: 27 }],
+      ['/v1/itmo-claims', { amount: 1 }],
+      ['/v1/conversions/stable-to-carbon', { amount: 1, minReceive: 0 }],
+    ];
+    // A supplier may pay out only; an implementer may do the rest.
+    for (const [path, body] of steps.slice(1)) expect((await post(path, body, s.supplierKey)).status).toBe(403);
+    expect((await post(steps[0]![0], steps[0]![1], implementerKey)).status).toBe(403);
+    expect((await post(steps[2]![0], steps[2]![1], regulatorKey)).status).toBe(403);
+    for (const [path, body] of [steps[1]!, steps[2]!]) {
+      const headers = { 'idempotency-key': `reused${path.replaceAll('/', '.')}` };
+      expect((await a.call('POST', path, { key: implementerKey, body, headers })).status).toBe(201);
+      const other = { ...(body as object), ...(path.includes('itmo') ? { amount: 2 } : { fiatAmount: 54 }) };
+      const reused = await a.call('POST', path, { key: implementerKey, body: other, headers });
+      expect(reused.status).toBe(409);
+      expect(reused.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    }
+  });
+
   it('leaves a ledger that verifies: movements balanced, nobody below zero, accounts equal to it', async () => {
     // Every entry in a block first: the verifier reads the journal.
     await eventually(
@@ -279,7 +300,7 @@ describe('the token conversion flow, end to end', () => {
     expect(result).toMatchObject({ ok: true });
     const usdc = result.assets!.USDC!;
     expect(usdc).toEqual({ minted: '2100000000', burned: '10000000', held: '2090000000' });
-    expect(result.assets!.CARBON).toEqual({ minted: '1100000000', burned: '30000000', held: '1070000000' });
+    expect(result.assets!.CARBON).toEqual({ minted: '1100000000', burned: '31000000', held: '1069000000' });
     // The parties' accounts have converged on the ledger.
     const entries = await ledgerRecords(env.sql);
     const legs = entries.flatMap(
