@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { asset, micro, stepId } from './message-fields.js';
 import { tellEffect } from '../actors/tell-effect.js';
 import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
 import { replyTo } from './swap-outcome.js';
@@ -30,10 +31,6 @@ export interface AccountState {
 
 /** How many applied step ids an account remembers: far more than its sagas in flight at once. */
 const RECENT = 1_000;
-
-const micro = z.string().regex(/^[1-9][0-9]{0,24}$/, 'a positive whole number of micro-units');
-const asset = z.string().regex(/^[A-Z][A-Z0-9]{1,11}$/, 'an asset symbol such as CARBON');
-const stepId = z.string().min(1).max(200);
 
 const accountMessages = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('credit'), id: stepId, asset, amount: micro }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { asset, micro, microOrZero, stepId } from './message-fields.js';
 import { tellEffect } from '../actors/tell-effect.js';
 import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
 import { actorRef } from '../actors/runtime/actor-ref.js';
@@ -42,10 +43,6 @@ export interface ConversionState {
   failure?: { code: 'SLIPPAGE' | 'INSUFFICIENT_BALANCE' | 'NO_LIQUIDITY'; message: string; details?: unknown };
 }
 
-const micro = z.string().regex(/^[1-9][0-9]{0,24}$/, 'a positive whole number of micro-units');
-const asset = z.string().regex(/^[A-Z][A-Z0-9]{1,11}$/, 'an asset symbol such as CARBON');
-const stepId = z.string().min(1).max(200);
-
 const conversionMessages = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('start'),
@@ -54,7 +51,7 @@ const conversionMessages = z.discriminatedUnion('kind', [
     pool: z.string().min(1).max(128),
     assetIn: asset,
     amountIn: micro,
-    minOut: z.string().regex(/^(0|[1-9][0-9]{0,24})$/),
+    minOut: microOrZero,
   }),
   z.strictObject({ kind: z.literal('held'), id: stepId }),
   z.strictObject({ kind: z.literal('hold-refused'), id: stepId, available: z.string() }),

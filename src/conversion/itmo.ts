@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { micro, stepId } from './message-fields.js';
 import { ledgerEntry } from '../actors/ledger-effect.js';
 import { reject, type Decision } from '../actors/runtime/types.js';
 import { burnAccount, CARBON, shown } from './movement.js';
@@ -39,9 +40,6 @@ export interface ItmoHoldings {
   claims: Record<string, ItmoClaim>;
   certificates: Record<string, ItmoCertificate>;
 }
-
-const stepId = z.string().min(1).max(200);
-const micro = z.string().regex(/^[1-9][0-9]{0,24}$/, 'a positive whole number of micro-units');
 
 export const itmoMessages = [
   z.strictObject({ kind: z.literal('claim-itmo'), id: stepId, amount: micro }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { asset, micro, stepId } from './message-fields.js';
 import { ledgerEntry } from '../actors/ledger-effect.js';
 import { actorRef } from '../actors/runtime/actor-ref.js';
 import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
@@ -39,10 +40,6 @@ export interface OrderState {
   createdAt: string;
   updatedAt: string;
 }
-
-const micro = z.string().regex(/^[1-9][0-9]{0,24}$/, 'a positive whole number of micro-units');
-const asset = z.string().regex(/^[A-Z][A-Z0-9]{1,11}$/);
-const stepId = z.string().min(1).max(200);
 
 const orderMessages = z.discriminatedUnion('kind', [
   z.strictObject({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { asset, micro, microOrZero } from './message-fields.js';
 import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
 import { ledgerEntry } from '../actors/ledger-effect.js';
 import { tellEffect } from '../actors/tell-effect.js';
@@ -31,9 +32,6 @@ export interface PoolState {
  */
 const RECENT = 1_000;
 
-const micro = z.string().regex(/^[1-9][0-9]{0,24}$/, 'a positive whole number of micro-units');
-const asset = z.string().regex(/^[A-Z][A-Z0-9]{1,11}$/, 'an asset symbol such as CARBON');
-
 const poolMessages = z.discriminatedUnion('kind', [
   /**
    * Liquidity from an implementer's account (its ledger movement was written there): the first
@@ -52,7 +50,7 @@ const poolMessages = z.discriminatedUnion('kind', [
     assetIn: asset,
     amountIn: micro,
     /** The least the trader accepts; a worse fill is refused. */
-    minOut: z.string().regex(/^(0|[1-9][0-9]{0,24})$/),
+    minOut: microOrZero,
     /** The trader's account: the other side of the swap's movement on the ledger. */
     account: z.string().min(1).max(512),
     /** A saga to tell the outcome to (it asked by a tell, so it hears no reply). */

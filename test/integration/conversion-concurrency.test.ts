@@ -3,11 +3,11 @@ import { startHearth, type Hearth } from '../../src/hearth.js';
 import { verifyJournal } from '../../src/ledger/verify.js';
 import { adminKey, api, type Api } from '../support/api.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
-import { newSigner } from '../support/signer.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
 import {
   addSupplier,
   balanceOf,
+  conversionParties,
   depositToPool,
   issueToTreasury,
   redeemAndClaim,
@@ -27,7 +27,6 @@ describe('200 suppliers converting at once against one pool', () => {
   let a: Api;
   let s: Scheme;
   const suppliers: Scheme[] = [];
-  const implementer = newSigner().did;
 
   beforeAll(async () => {
     env = await isolated();
@@ -37,9 +36,7 @@ describe('200 suppliers converting at once against one pool', () => {
     );
     a = api(hearth.port);
     s = await setUpScheme(a);
-    const implementerKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'implementer', did: implementer } }))
-      .body.key as string;
-    const regulatorKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'regulator' } })).body.key as string;
+    const { implementer, implementerKey, regulatorKey } = await conversionParties(a);
     await issueToTreasury(a, implementerKey, 'cert-treasury', 10_000);
     await balanceOf(a, implementer, 'CARBON', (b) => b.available === 10_000);
     await stablecoinFromExchange(a, implementerKey, implementer, 20_000);

@@ -6,9 +6,14 @@ import { verifyInclusion } from '../../src/ledger/merkle.js';
 import { adminKey, api, type Api } from '../support/api.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { ledgerRecords } from '../support/ledger-records.js';
-import { newSigner } from '../support/signer.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
-import { balanceOf, depositToPool, issueToTreasury, redeemAndClaim } from '../support/conversion-fixtures.js';
+import {
+  balanceOf,
+  conversionParties,
+  depositToPool,
+  issueToTreasury,
+  redeemAndClaim,
+} from '../support/conversion-fixtures.js';
 
 /**
  * The token conversion flow end to end over HTTP: an exchange operator's confirmation brings the
@@ -21,7 +26,7 @@ describe('the token conversion flow, end to end', () => {
   let hearth: Hearth;
   let a: Api;
   let s: Scheme;
-  const implementer = newSigner().did;
+  let implementer = '';
   let implementerKey = '';
   let regulatorKey = '';
   const secrets: Record<string, string> = {};
@@ -48,9 +53,7 @@ describe('the token conversion flow, end to end', () => {
     hearth = await startHearth(env.config({ HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: '2' }), env.log);
     a = api(hearth.port);
     s = await setUpScheme(a);
-    implementerKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'implementer', did: implementer } })).body
-      .key;
-    regulatorKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'regulator' } })).body.key;
+    ({ implementer, implementerKey, regulatorKey } = await conversionParties(a));
     for (const [id, kind] of [
       ['lusaka-fx', 'exchange-operator'],
       ['zamtel-money', 'payment-processor'],

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api, type Api } from '../support/api.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
-import { newSigner } from '../support/signer.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
 import {
   balanceOf,
+  conversionParties,
   depositToPool,
   issueToTreasury,
   redeemAndClaim,
@@ -18,7 +18,7 @@ describe('conversions over HTTP', () => {
   let hearth: Hearth;
   let a: Api;
   let s: Scheme;
-  const implementer = newSigner().did;
+  let implementer = '';
   let implementerKey = '';
   let regulatorKey = '';
   let key = 0;
@@ -42,9 +42,7 @@ describe('conversions over HTTP', () => {
     hearth = await startHearth(env.config({ HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: '2' }), env.log);
     a = api(hearth.port);
     s = await setUpScheme(a);
-    implementerKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'implementer', did: implementer } })).body
-      .key;
-    regulatorKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'regulator' } })).body.key;
+    ({ implementer, implementerKey, regulatorKey } = await conversionParties(a));
     // The implementer's CARBON comes from a treasury issuance, its stablecoin from an exchange order.
     await issueToTreasury(a, implementerKey, 'cert-treasury', 1000);
     await balanceOf(a, implementer, 'CARBON', (b) => b.available === 1000);

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api, type Api } from '../support/api.js';
 import { isolated, type Isolated } from '../support/isolated.js';
-import { newSigner } from '../support/signer.js';
 import { ussdClient } from '../support/ussd-client.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
 import {
   balanceOf,
+  conversionParties,
   depositToPool,
   issueToTreasury,
   redeemAndClaim,
@@ -37,10 +37,7 @@ describe('the supplier wallet over USSD', () => {
       key: s.implementerKey,
       body: { name: 'Stoves', authorized: true, phoneNumber: SUPPLIER_PHONE },
     });
-    const implementer = newSigner().did;
-    const implementerKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'implementer', did: implementer } }))
-      .body.key as string;
-    const regulatorKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'regulator' } })).body.key as string;
+    const { implementer, implementerKey, regulatorKey } = await conversionParties(a);
     await issueToTreasury(a, implementerKey, 'cert-treasury', 1000);
     await balanceOf(a, implementer, 'CARBON', (b) => b.available === 1000);
     await stablecoinFromExchange(a, implementerKey, implementer, 2000);

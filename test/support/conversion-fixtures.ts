@@ -2,24 +2,11 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Api } from './api.js';
 import { compactJws, newSigner } from './signer.js';
 import { eventually } from './isolated.js';
-import type { Scheme } from './voucher-fixtures.js';
+import { createCertificate, type Scheme } from './voucher-fixtures.js';
 
 /** A verified certificate of `value` whose CARBON is minted into the implementer's own account. */
 export async function issueToTreasury(a: Api, implementerKey: string, certificateId: string, value: number) {
-  await a.call('POST', '/v1/certificates', {
-    key: implementerKey,
-    body: {
-      id: certificateId,
-      projectId: 'did:ixo:entity:p1',
-      verifiedReduction: value,
-      status: 'verified',
-      monitoringPlan: {
-        approvedProducts: ['stove-1'],
-        acceptedCredentialTypes: ['ProductDeliveryCredential'],
-        claimWindowDays: 30,
-      },
-    },
-  });
+  await createCertificate(a, implementerKey, certificateId, value);
   const r = await a.call('POST', '/v1/issuances/treasury', {
     key: implementerKey,
     body: { emissionCertificateId: certificateId, value },
@@ -121,4 +108,15 @@ export async function stablecoinFromExchange(a: Api, implementerKey: string, did
   });
   if (settled.status !== 200) throw new Error(`exchange failed: ${settled.status} ${JSON.stringify(settled.body)}`);
   await balanceOf(a, did, 'USDC', (b) => b.available >= amount);
+}
+
+/** An implementer whose key acts for a DID (its account), and a regulator's key. */
+export async function conversionParties(
+  a: Api,
+): Promise<{ implementer: string; implementerKey: string; regulatorKey: string }> {
+  const implementer = newSigner().did;
+  const implementerKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'implementer', did: implementer } }))
+    .body.key as string;
+  const regulatorKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'regulator' } })).body.key as string;
+  return { implementer, implementerKey, regulatorKey };
 }

@@ -29,10 +29,10 @@ export async function setUpScheme(a: Api): Promise<Scheme> {
   return { household, supplier, supplierDid, implementerKey, supplierKey };
 }
 
-/** Creates a verified certificate of `value` and issues its voucher; returns the voucher id. */
-export async function issueVoucher(a: Api, s: Scheme, certificateId: string, value: number): Promise<string> {
+/** A verified certificate of `value` whose monitoring plan accepts `stove-1` and delivery credentials. */
+export async function createCertificate(a: Api, implementerKey: string, certificateId: string, value: number) {
   await a.call('POST', '/v1/certificates', {
-    key: s.implementerKey,
+    key: implementerKey,
     body: {
       id: certificateId,
       projectId: 'did:ixo:entity:p1',
@@ -45,6 +45,11 @@ export async function issueVoucher(a: Api, s: Scheme, certificateId: string, val
       },
     },
   });
+}
+
+/** Creates a verified certificate of `value` and issues its voucher; returns the voucher id. */
+export async function issueVoucher(a: Api, s: Scheme, certificateId: string, value: number): Promise<string> {
+  await createCertificate(a, s.implementerKey, certificateId, value);
   const r = await a.call('POST', '/v1/vouchers/issue', {
     key: s.implementerKey,
     body: {

@@ -9,6 +9,7 @@ import type { VoucherReads } from '../vouchers/voucher-reads.js';
 import { verifyCompactJws } from '../auth/jws.js';
 import { jsonBody, parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
+import { decisionBody } from '../http/decision-body.js';
 import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from '../auth/guard.js';
 import { did, resourceId } from '../registries/schemas.js';
@@ -162,16 +163,13 @@ export function claimRoutes(g: Guards, d: ClaimDeps): RouteSpec[] {
   ];
 }
 
-const decisionBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict();
-const rejectionBody = z.object({ reason: z.string().trim().min(1).max(500) }).strict();
-
 /**
  * `POST /v1/claims/:id/accept` and `/reject` (regulator): the decision that makes a redemption's
  * CARBON available to its supplier, or gives it back to the voucher (claim-decision.ts).
  */
 function decideRoute(g: Guards, d: ClaimDeps, outcome: 'accepted' | 'rejected'): RouteSpec {
   const accept = outcome === 'accepted';
-  const body = accept ? decisionBody : rejectionBody;
+  const body = decisionBody(accept);
   return {
     method: 'POST',
     path: `/v1/claims/:id/${accept ? 'accept' : 'reject'}`,

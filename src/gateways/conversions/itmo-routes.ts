@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import { accountRef } from '../../conversion/account.js';
 import type { ItmoCertificate, ItmoClaim } from '../../conversion/itmo.js';
@@ -9,6 +9,7 @@ import type { Principal } from '../auth/principal.js';
 import { askErrors } from '../http/ask-errors.js';
 import { jsonBody } from '../http/context.js';
 import { json } from '../http/reply.js';
+import { decisionBody } from '../http/decision-body.js';
 import type { RouteSpec } from '../http/router.js';
 import { accountOf, inDecimals, stepIdOf } from './caller.js';
 import type { ConversionReads } from './conversion-reads.js';
@@ -129,13 +130,10 @@ export function itmoRoutes(g: Guards, d: ItmoDeps): RouteSpec[] {
   ];
 }
 
-const approveBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict();
-const rejectBody = z.object({ reason: z.string().trim().min(1).max(500) }).strict();
-
 /** A regulator approves a certificate (it counts) or rejects it (its claims are free again). */
 function decideRoute(g: Guards, d: ItmoDeps, outcome: 'approved' | 'rejected'): RouteSpec {
   const approve = outcome === 'approved';
-  const body = approve ? approveBody : rejectBody;
+  const body = decisionBody(approve);
   return {
     method: 'POST',
     path: `/v1/itmo-certificates/:id/${approve ? 'approve' : 'reject'}`,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { amount } from '../registries/schemas.js';
+import { asset } from '../../conversion/message-fields.js';
 
 /** A conversion request: what to pay in, and the least to receive (a worse fill is refused). */
 export const convertBody = z
@@ -14,9 +15,7 @@ export const convertBody = z
   })
   .strict();
 
-export const quoteQuery = z
-  .object({ assetIn: z.string().regex(/^[A-Z][A-Z0-9]{1,11}$/), amount: z.coerce.number().pipe(amount) })
-  .strict();
+export const quoteQuery = z.object({ assetIn: asset, amount: z.coerce.number().pipe(amount) }).strict();
 
 const failure = z.strictObject({
   code: z.enum(['SLIPPAGE', 'INSUFFICIENT_BALANCE', 'NO_LIQUIDITY']),
