@@ -6,8 +6,11 @@
  * BENCH_PROBE_USSD=50,500 adds USSD hops through a gateway process at those session counts;
  * BENCH_PROBE_CONVERSIONS=64 adds swaps through one pool and conversion sagas over 1,000 accounts at
  * that concurrency.
+ * On a cluster (REDIS_URL=redis+cluster://…) the bare and floor runs are left out: their responder
+ * speaks to one Redis.
  * Nothing is written: BENCHMARKS.md comes from `npm run bench`.
  */
+import { parseRedisTarget } from '../src/actors/runtime/redis-target.js';
 import { nodeArgs } from './lib/child.js';
 import { cpuMeter } from './lib/cpu.js';
 import { benchEnv, cleanup } from './lib/env.js';
@@ -48,6 +51,7 @@ function cpuMs(u: Awaited<ReturnType<typeof ussdHops>>[number]): Record<string, 
 
 async function main(): Promise<void> {
   const env = benchEnv();
+  const onCluster = parseRedisTarget(env.redisUrl).kind === 'cluster';
   const worker = await startWorker(env, {}, nodeArgs(process.env.BENCH_WORKER_ARGS));
   const session = await startClient(env);
   try {
@@ -60,12 +64,13 @@ async function main(): Promise<void> {
           redis: { command: 'redis-server' },
           client: { pid: process.pid },
         });
-      for (const c of levels) {
+      // The bare round trip is a one-Redis responder: on a cluster there is none to compare with.
+      for (const c of onCluster ? [] : levels) {
         const m = bareMeter();
         for (const r of await bareRedisLimit(env, [c], m)) line('bare', r, responderOnly(m.spent()));
       }
       if (process.env.BENCH_PROBE_FLOOR)
-        for (const c of levels) {
+        for (const c of onCluster ? [] : levels) {
           const m = bareMeter();
           for (const r of await bareDurableLimit(env, [c], 1, m)) line('bare+pg', r, responderOnly(m.spent()));
         }
@@ -99,7 +104,8 @@ async function main(): Promise<void> {
   } finally {
     await session.close();
     await worker.stop();
-    await cleanup(env);
+    // A cluster's keys stay with the cluster (cleanup speaks to one Redis); its schema goes.
+    await cleanup({ ...env, redisUrl: onCluster ? undefined : env.redisUrl });
   }
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeEntry, encodeEntry } from '../../src/actors/runtime/entry-codec.js';
 import { MailboxWriter } from '../../src/actors/runtime/mailbox-writer.js';
+import { NodePipe } from '../../src/actors/runtime/node-pipe.js';
 import { connectRedis, createRedis, isCluster, type RedisClient } from '../../src/actors/runtime/redis.js';
 import { isolated, onCluster, type Isolated } from '../support/isolated.js';
 
@@ -45,21 +46,29 @@ describe("a gateway's mailbox writes, one script call per turn", () => {
     const writer = new MailboxWriter(gateway);
     const calls = vi.spyOn(gateway, 'eval');
     const xadds = vi.spyOn(gateway, 'xadd');
-    const pipelines = vi.spyOn(gateway, 'pipeline');
+    const pipes = vi.spyOn(NodePipe.prototype, 'send');
     const [a, b] = [env.keys.mailbox('counter', 0), env.keys.mailbox('counter', 1)];
     const ids = await Promise.all([
       writer.write(a, entry('k1', 1)),
       writer.write(b, entry('k2', 2)),
       writer.write(a, entry('k1', 3)),
     ]);
-    // On a cluster a script's keys share a slot: a call per mailbox, in one pipeline per node
-    // (one when both mailboxes' slots are on one node).
+    // On a cluster a script's keys share a slot: an XADD per entry and a bell per mailbox, in
+    // one write per node on the runtime's own connections (one when both slots are on one node).
     expect(calls).toHaveBeenCalledTimes(onCluster ? 0 : 1);
-    expect(pipelines).toHaveBeenCalledTimes(onCluster ? ((await sameNode(a, b)) ? 1 : 2) : 0);
+    expect(pipes).toHaveBeenCalledTimes(onCluster ? ((await sameNode(a, b)) ? 1 : 2) : 0);
+    if (onCluster)
+      expect(pipes.mock.calls.flatMap((c) => c[0].map((x) => x.args[0])).sort()).toEqual([
+        'spublish',
+        'spublish',
+        'xadd',
+        'xadd',
+        'xadd',
+      ]);
     expect(xadds).not.toHaveBeenCalled();
     calls.mockRestore();
     xadds.mockRestore();
-    pipelines.mockRestore();
+    pipes.mockRestore();
     expect(await entriesOf(a)).toEqual([
       { id: ids[0], key: 'k1', body: '{"kind":"add","by":1}' },
       { id: ids[2], key: 'k1', body: '{"kind":"add","by":3}' },
@@ -70,12 +79,12 @@ describe("a gateway's mailbox writes, one script call per turn", () => {
     expect(raw[0]?.[1]).toEqual(entry('k2', 2));
   });
 
-  it('splits a large turn into calls of at most 256 writes, in order', async () => {
+  it('splits a large turn into calls of at most 256 writes, in order (on a cluster, one write)', async () => {
     const writer = new MailboxWriter(gateway);
-    const calls = vi.spyOn(gateway, onCluster ? 'pipeline' : 'eval');
+    const calls = onCluster ? vi.spyOn(NodePipe.prototype, 'send') : vi.spyOn(gateway, 'eval');
     const stream = env.keys.mailbox('counter', 6);
     const ids = await Promise.all(Array.from({ length: 600 }, (_, i) => writer.write(stream, entry(`k${i}`, i))));
-    // On a cluster: the three calls in one pipeline to the mailbox's node.
+    // On a cluster: the 600 XADDs and one bell in one write to the mailbox's node.
     expect(calls).toHaveBeenCalledTimes(onCluster ? 1 : 3);
     calls.mockRestore();
     const written = await entriesOf(stream);
@@ -114,9 +123,9 @@ describe("a gateway's mailbox writes, one script call per turn", () => {
     ]);
   });
 
-  it('sends a write alone in its turn through the same script (on a cluster, the same pipeline)', async () => {
+  it('sends a write alone in its turn through the same script (on a cluster, the same connection)', async () => {
     const writer = new MailboxWriter(gateway);
-    const calls = vi.spyOn(gateway, onCluster ? 'pipeline' : 'eval');
+    const calls = onCluster ? vi.spyOn(NodePipe.prototype, 'send') : vi.spyOn(gateway, 'eval');
     const stream = env.keys.mailbox('counter', 2);
     const id = await writer.write(stream, entry('solo', 1));
     expect(calls).toHaveBeenCalledTimes(1);

@@ -2,8 +2,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ClusterMailbox } from '../../src/actors/runtime/cluster-mailbox.js';
 import { DeferredAcks } from '../../src/actors/runtime/deferred-acks.js';
 import { hashSlot } from '../../src/actors/runtime/hash-slot.js';
-import { createKeys } from '../../src/actors/runtime/keys.js';
+import { bellOf, createKeys } from '../../src/actors/runtime/keys.js';
+import { MailboxWriter } from '../../src/actors/runtime/mailbox-writer.js';
 import { sendPerNode } from '../../src/actors/runtime/node-batch.js';
+import { NodePipe } from '../../src/actors/runtime/node-pipe.js';
+import { postOnce } from '../../src/actors/runtime/post-once.js';
 import {
   connectRedis,
   createRedis,
@@ -16,9 +19,11 @@ import { onCluster } from '../support/isolated.js';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
 
 /**
- * How the cluster path batches its commands: one pipeline per node, a redirected command sent
- * again where it points, acknowledgements carried by the next read, a short grace before a
- * worker blocks. The cluster is this file's own (a slot moves), so it runs in the one-Redis pass.
+ * How the cluster path batches its commands: one write per node on the runtime's own
+ * connections, a redirected command (MOVED, ASK) sent again where it points, one key's commands
+ * in order across a move, acknowledgements carried by the next read, and a waiting worker woken
+ * by its mailboxes' bells. The cluster is this file's own (slots move), so it runs in the
+ * one-Redis pass.
  */
 describe.skipIf(onCluster)('Redis Cluster batches', () => {
   let cluster: RedisCluster;
@@ -46,11 +51,11 @@ describe.skipIf(onCluster)('Redis Cluster batches', () => {
   const nodeOf = (key: string) => client.slots[hashSlot(key)]!.join(',');
   const mailbox = (p: number) => keys.mailbox('batch', p);
 
-  it('sends one pipeline per node, answers in order, each key in the order given', async () => {
+  it('sends one write per node, answers in order, each key in the order given', async () => {
     const streams = Array.from({ length: 12 }, (_, p) => mailbox(p));
     const nodes = new Set(streams.map(nodeOf));
     expect(nodes.size).toBeGreaterThan(1);
-    const pipelines = vi.spyOn(client, 'pipeline');
+    const pipelines = vi.spyOn(NodePipe.prototype, 'send');
     const commands = streams.flatMap((s) =>
       [1, 2, 3].map((n) => ({ key: s, name: 'xadd', args: [s, '*', 'n', String(n)] })),
     );
@@ -75,20 +80,75 @@ describe.skipIf(onCluster)('Redis Cluster batches', () => {
     const stale = client.slots[hashSlot(moving)]!;
     await cluster.moveSlot(hashSlot(moving), to);
     client.slots[hashSlot(moving)] = stale;
-    const pipelines = vi.spyOn(client, 'pipeline');
+    const pipelines = vi.spyOn(NodePipe.prototype, 'send');
     const [movedId, stayedId] = (await Promise.all(
       sendPerNode(client, [
         { key: moving, name: 'xadd', args: [moving, '*', 'n', 'moved'] },
         { key: staying, name: 'xadd', args: [staying, '*', 'n', 'stayed'] },
       ]),
     )) as string[];
-    // The pair's pipeline, then the moved one alone.
+    // The pair's write, then the moved one alone, to its new node.
     expect(pipelines).toHaveBeenCalledTimes(2);
+    expect(pipelines.mock.calls[1]![0].map((c) => c.args[0])).toEqual(['xadd']);
     pipelines.mockRestore();
     expect(movedId).toMatch(/^\d+-\d+$/);
     expect(stayedId).toMatch(/^\d+-\d+$/);
     expect((await cluster.cli(to, 'XLEN', moving)).trim()).toBe('1');
     expect((await cluster.cli(from, 'XLEN', staying)).trim()).toBe('1');
+  });
+
+  it("keeps one key's commands in order when the map learns a move while some are on their way", async () => {
+    const moving = mailbox(300);
+    await client.xadd(moving, '*', 'n', 'first');
+    const slot = hashSlot(moving);
+    const from = await cluster.masterOf(slot);
+    const to = (await cluster.masters()).find((m) => m !== from)!;
+    const stale = client.slots[slot]!;
+    await cluster.moveSlot(slot, to);
+    client.slots[slot] = stale;
+    // Turn 1 goes where the stale map says; before its answer (MOVED) comes, the map learns the
+    // new owner and turn 2 is sent. Routed by the map, turn 2 would land before turn 1.
+    const turn1 = sendPerNode(
+      client,
+      [1, 2, 3].map((n) => ({ key: moving, name: 'xadd', args: [moving, '*', 'n', `a${n}`] })),
+    );
+    client.slots[slot] = [`127.0.0.1:${to}`];
+    const turn2 = sendPerNode(
+      client,
+      [1, 2, 3].map((n) => ({ key: moving, name: 'xadd', args: [moving, '*', 'n', `b${n}`] })),
+    );
+    await Promise.all([...turn1, ...turn2]);
+    const written = await client.xrange(moving, '-', '+');
+    expect(written.map(([, f]) => f[1])).toEqual(['first', 'a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
+  });
+
+  it('follows ASK while a slot migrates: ASKING, then the command, on the importing node', async () => {
+    const migrating = mailbox(400);
+    await client.xadd(migrating, '*', 'n', 'before');
+    const slot = hashSlot(migrating);
+    const from = await cluster.masterOf(slot);
+    const to = (await cluster.masters()).find((m) => m !== from)!;
+    const idOf = async (port: number) => (await cluster.cli(port, 'CLUSTER', 'MYID')).trim();
+    const [fromId, toId] = [await idOf(from), await idOf(to)];
+    await cluster.cli(to, 'CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', fromId);
+    await cluster.cli(from, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', toId);
+    await cluster.cli(from, 'MIGRATE', '127.0.0.1', String(to), '', '0', '5000', 'KEYS', migrating);
+    try {
+      // The map still says the old node; the key is on the new one: the old node answers ASK.
+      const sends = vi.spyOn(NodePipe.prototype, 'send');
+      const [id] = (await Promise.all(
+        sendPerNode(client, [{ key: migrating, name: 'xadd', args: [migrating, '*', 'n', 'during'] }]),
+      )) as string[];
+      expect(sends.mock.calls.map((c) => c[0].map((x) => x.args[0]))).toEqual([['xadd'], ['ASKING', 'xadd']]);
+      sends.mockRestore();
+      expect(id).toMatch(/^\d+-\d+$/);
+    } finally {
+      for (const port of await cluster.masters())
+        await cluster.cli(port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', toId);
+    }
+    expect((await cluster.cli(to, 'XRANGE', migrating, '-', '+')).split('\n')).toEqual(
+      expect.arrayContaining(['before', 'during']),
+    );
   });
 
   async function pendingOf(stream: string): Promise<number> {
@@ -128,38 +188,86 @@ describe.skipIf(onCluster)('Redis Cluster batches', () => {
     expect(await pendingOf(later)).toBe(0);
   });
 
-  it('reads once more after a grace before it blocks, when the last read found entries', async () => {
+  describe('a waiting worker and its bells', () => {
     const log = createLogger('error', 'batches-test');
-    const box = new ClusterMailbox({ type: 'grace', keys, redis: client, consumer: 'w', log }, client);
     const partitions = [0, 1, 2, 3];
-    for (const p of partitions) {
-      await client.xgroup('CREATE', keys.mailbox('grace', p), group, '$', 'MKSTREAM').catch(() => undefined);
-    }
     const cursors = partitions.map((partition) => ({ partition, cursor: '>' }));
-    const readers = () => (box as unknown as { readers: Map<number, unknown> }).readers.size;
-    try {
-      await client.xadd(keys.mailbox('grace', 1), '*', 'n', '1');
-      expect((await box.read(cursors, 10, 5_000)).get(1)).toHaveLength(1);
-      // Busy: the next read finds nothing, waits its grace, and finds what came meanwhile.
-      // (The read's first XREADGROUPs are written before this XADD is.)
-      const next = box.read(cursors, 10, 5_000);
-      await other.xadd(keys.mailbox('grace', 2), '*', 'n', '2');
-      expect((await next).get(2)).toHaveLength(1);
-      expect(readers()).toBe(0);
-      // The read after that finds nothing (graced, then blocked 5 ms): idle now, the next read
-      // blocks after one read per node, with no second one.
-      expect((await box.read(cursors, 10, 5)).size).toBe(0);
-      const nodes = new Set(partitions.map((p) => nodeOf(keys.mailbox('grace', p)))).size;
-      const pipelines = vi.spyOn(client, 'pipeline');
-      const blocked = box.read(cursors, 10, 5_000);
-      await new Promise((r) => setTimeout(r, 100));
-      expect(readers()).toBe(partitions.length);
-      await other.xadd(keys.mailbox('grace', 3), '*', 'n', '3');
-      expect((await blocked).get(3)).toHaveLength(1);
-      expect(pipelines).toHaveBeenCalledTimes(nodes);
-      pipelines.mockRestore();
-    } finally {
-      box.close();
+    let box: ClusterMailbox;
+
+    beforeAll(async () => {
+      for (const p of partitions) {
+        await client.xgroup('CREATE', keys.mailbox('bells', p), group, '$', 'MKSTREAM').catch(() => undefined);
+      }
+      box = new ClusterMailbox({ type: 'bells', keys, redis: client, consumer: 'w', log }, client);
+      // The first read listens to the bells; nothing is there yet.
+      expect((await box.read(cursors, 10, 50)).size).toBe(0);
+    });
+
+    afterAll(() => box?.close());
+
+    async function timed<T>(p: Promise<T>): Promise<{ value: T; ms: number }> {
+      const started = Date.now();
+      const value = await p;
+      return { value, ms: Date.now() - started };
     }
+
+    it("wakes at a gateway's write (its bell), long before its block time", async () => {
+      if (!isCluster(other)) throw new Error('expected a cluster client');
+      const writer = new MailboxWriter(other);
+      const waiting = timed(box.read(cursors, 10, 5_000));
+      await new Promise((r) => setTimeout(r, 100));
+      await writer.write(keys.mailbox('bells', 2), ['n', 'rung']);
+      const { value, ms } = await waiting;
+      expect(value.get(2)?.map(([, f]) => f?.[1])).toEqual(['rung']);
+      expect(ms).toBeLessThan(2_000);
+    });
+
+    it("wakes at an outbox tell's post (its bell), long before its block time", async () => {
+      const waiting = timed(box.read(cursors, 10, 5_000));
+      await new Promise((r) => setTimeout(r, 100));
+      const mailbox = keys.mailbox('bells', 0);
+      expect(await postOnce(other, mailbox, keys.told('bells', 0, 'tell-1'), 60, ['n', 'told'])).toMatch(/^\d+-\d+$/);
+      const { value, ms } = await waiting;
+      expect(value.get(0)?.map(([, f]) => f?.[1])).toEqual(['told']);
+      expect(ms).toBeLessThan(2_000);
+    });
+
+    it('finds an entry whose bell never rang at its block time, not later', async () => {
+      const waiting = timed(box.read(cursors, 10, 400));
+      await new Promise((r) => setTimeout(r, 50));
+      await other.xadd(keys.mailbox('bells', 3), '*', 'n', 'silent');
+      const { value, ms } = await waiting;
+      expect(value.get(3)?.map(([, f]) => f?.[1])).toEqual(['silent']);
+      expect(ms).toBeGreaterThanOrEqual(350);
+      expect(ms).toBeLessThan(2_000);
+    });
+
+    it('hears its bells again after its listening connection is killed', async () => {
+      const bell = bellOf(keys.mailbox('bells', 1));
+      const node = client.slots[hashSlot(bell)]![0]!;
+      const port = Number(node.slice(node.lastIndexOf(':') + 1));
+      const killed = await cluster.cli(port, 'CLIENT', 'KILL', 'TYPE', 'pubsub');
+      expect(Number(killed.trim())).toBeGreaterThan(0);
+      // Back, it listens again and rings once (entries may have come meanwhile): a read now.
+      await new Promise((r) => setTimeout(r, 500));
+      expect((await box.read(cursors, 10, 50)).size).toBe(0);
+      const waiting = timed(box.read(cursors, 10, 5_000));
+      await new Promise((r) => setTimeout(r, 100));
+      await other.xadd(keys.mailbox('bells', 1), '*', 'n', 'after');
+      await other.spublish(bell, '1');
+      const { value, ms } = await waiting;
+      expect(value.get(1)?.map(([, f]) => f?.[1])).toEqual(['after']);
+      expect(ms).toBeLessThan(2_000);
+    });
+
+    it('keeps one listening connection per node, not one per partition', async () => {
+      let listening = 0;
+      for (const port of await cluster.masters()) {
+        const clients = await cluster.cli(port, 'CLIENT', 'LIST', 'TYPE', 'pubsub');
+        listening += clients.split('\n').filter((l) => l.includes('name=w:bells:bells')).length;
+      }
+      const nodes = new Set(partitions.map((p) => nodeOf(keys.mailbox('bells', p)))).size;
+      expect(listening).toBe(nodes);
+    });
   });
 });

@@ -169,3 +169,12 @@ export function fnv1a(text: string): number {
 export function partitionOf(key: string, partitions: number): number {
   return fnv1a(key) % partitions;
 }
+
+/**
+ * The shard pub/sub channel that rings when a mailbox gets entries on a Redis Cluster
+ * (`hearth:{voucher:p3}:bell`): in the mailbox's slot, so on its node, where its worker
+ * listens (mailbox-bells.ts). An operator can watch one with `redis-cli -c SSUBSCRIBE <name>`.
+ */
+export function bellOf(mailbox: string): string {
+  return `${mailbox}:bell`;
+}

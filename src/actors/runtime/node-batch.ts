@@ -1,5 +1,7 @@
 import type { Cluster } from 'ioredis';
 import { hashSlot } from './hash-slot.js';
+import { bellOf } from './keys.js';
+import { NodePipe, type PipedCommand } from './node-pipe.js';
 
 /** One command over one key (its slot says which node runs it). */
 export interface KeyedCommand {
@@ -8,28 +10,206 @@ export interface KeyedCommand {
   args: ReadonlyArray<string | number>;
 }
 
+/** How many times one command follows MOVED or ASK before its last answer is its error. */
+const MAX_REDIRECTIONS = 5;
+
+/** A command not answered within this (when the cluster's connections set no timeout) fails. */
+const DEFAULT_TIMEOUT_MS = 2_000;
+
+/**
+ * Sends a batch of single-key commands to a cluster in one write per node, at once: the
+ * runtime's batches (a worker's reads and acknowledgements, a round's settles, a gateway's turn of
+ * mailbox writes). Answers one promise per command, in the commands' order.
+ *
+ * Sent on the runtime's own connections to the nodes (node-pipe.ts), not through ioredis, whose
+ * command objects cost the worker more than the rest of a round on a cluster. A command answered
+ * MOVED or ASK (a resharding, a failover) ran nowhere: it is sent again where the redirection
+ * points (after ASKING for ASK), before any later reply of its node is read.
+ *
+ * One key's commands land in the order they were sent, even across a move. Commands of a key
+ * with commands still unanswered go where the newest of those went, not where the slot map now
+ * says: on the old node they are redirected in turn, each after the one before it. Only when the
+ * key has nothing in flight does the slot map choose again. (ioredis's map may learn a slot's new
+ * owner while commands are still on their way to the old one: routed by the map, a later write
+ * would overtake them.)
+ *
+ * Before the cluster has a slot map (still connecting), the batch goes through ioredis, a
+ * pipeline per node, which waits for the map.
+ */
+export function sendPerNode(cluster: Cluster, commands: readonly KeyedCommand[]): Array<Promise<unknown>> {
+  if (commands.some((c) => cluster.slots[hashSlot(c.key)]?.[0] === undefined)) return viaIoredis(cluster, commands);
+  return pipesOf(cluster).send(commands);
+}
+
+/**
+ * Rings a mailbox's bell (mailbox-bells.ts): keyed by the mailbox, whose slot the bell shares,
+ * so sent after the mailbox's entries in the same write.
+ */
+export function ringCommand(mailbox: string): KeyedCommand {
+  return { key: mailbox, name: 'spublish', args: [bellOf(mailbox), '1'] };
+}
+
+/** Where a key's newest unanswered command went, and how many it has unanswered. */
+interface Tail {
+  node: string;
+  asking: boolean;
+  newest: Sent;
+  unanswered: number;
+}
+
+interface Sent {
+  command: KeyedCommand;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+  redirections: number;
+}
+
+const pipesByCluster = new WeakMap<Cluster, ClusterPipes>();
+
+function pipesOf(cluster: Cluster): ClusterPipes {
+  let pipes = pipesByCluster.get(cluster);
+  if (!pipes) {
+    const made = new ClusterPipes(cluster);
+    pipesByCluster.set(cluster, made);
+    // Closed with the cluster client; one connected again gets new pipes.
+    cluster.once('end', () => {
+      made.close();
+      if (pipesByCluster.get(cluster) === made) pipesByCluster.delete(cluster);
+    });
+    pipes = made;
+  }
+  return pipes;
+}
+
+/** A cluster client's pipes to its nodes, made at a node's first batch. */
+class ClusterPipes {
+  private readonly pipes = new Map<string, NodePipe>();
+  private readonly tails = new Map<string, Tail>();
+
+  constructor(private readonly cluster: Cluster) {}
+
+  send(commands: readonly KeyedCommand[]): Array<Promise<unknown>> {
+    const batches = new Map<string, PipedCommand[]>();
+    const answers = commands.map(
+      (command) =>
+        new Promise<unknown>((resolve, reject) => {
+          const sent: Sent = { command, resolve, reject, redirections: 0 };
+          const to = this.routeNew(sent);
+          let batch = batches.get(to.node);
+          if (!batch) batches.set(to.node, (batch = []));
+          this.pipe(batch, sent, to.node, to.asking);
+        }),
+    );
+    for (const [node, batch] of batches) this.pipeTo(node).send(batch);
+    return answers;
+  }
+
+  close(): void {
+    for (const pipe of this.pipes.values()) pipe.close();
+    this.pipes.clear();
+  }
+
+  /** Where a new command of its key goes: behind the key's unanswered ones, or by the slot map. */
+  private routeNew(sent: Sent): { node: string; asking: boolean } {
+    const key = sent.command.key;
+    const tail = this.tails.get(key);
+    if (tail) {
+      tail.newest = sent;
+      tail.unanswered++;
+      return tail;
+    }
+    const node = this.cluster.slots[hashSlot(key)]![0]!;
+    this.tails.set(key, { node, asking: false, newest: sent, unanswered: 1 });
+    return { node, asking: false };
+  }
+
+  /** Adds the command (after ASKING when `asking`) to a node's batch, its answer handled. */
+  private pipe(batch: PipedCommand[], sent: Sent, node: string, asking: boolean): void {
+    if (asking) batch.push({ args: ['ASKING'], answer: () => undefined, fail: () => undefined });
+    const { name, args } = sent.command;
+    batch.push({
+      args: [name, ...args],
+      answer: (reply) => this.answered(sent, reply),
+      fail: (err) => {
+        // The node may be gone (a failover): the map is asked for again.
+        this.cluster.refreshSlotsCache();
+        this.settle(sent);
+        sent.reject(err);
+      },
+    });
+  }
+
+  private answered(sent: Sent, reply: unknown): void {
+    if (!(reply instanceof Error)) {
+      this.settle(sent);
+      sent.resolve(reply);
+      return;
+    }
+    const redirection = redirectionOf(reply);
+    if (!redirection || sent.redirections >= MAX_REDIRECTIONS) {
+      this.settle(sent);
+      sent.reject(reply);
+      return;
+    }
+    sent.redirections++;
+    // MOVED: the slot has a new owner for good, which the map should learn; ASK: only this key,
+    // while its slot moves.
+    if (!redirection.asking) this.cluster.refreshSlotsCache();
+    const tail = this.tails.get(sent.command.key);
+    if (tail?.newest === sent) {
+      tail.node = redirection.node;
+      tail.asking = redirection.asking;
+    }
+    const batch: PipedCommand[] = [];
+    this.pipe(batch, sent, redirection.node, redirection.asking);
+    this.pipeTo(redirection.node).send(batch);
+  }
+
+  /** The command has its last answer: its key's tail forgets it. */
+  private settle(sent: Sent): void {
+    const key = sent.command.key;
+    const tail = this.tails.get(key);
+    if (tail && --tail.unanswered === 0) this.tails.delete(key);
+  }
+
+  private pipeTo(node: string): NodePipe {
+    let pipe = this.pipes.get(node);
+    if (!pipe) {
+      const colon = node.lastIndexOf(':');
+      const { redisOptions } = this.cluster.options;
+      pipe = new NodePipe(node.slice(0, colon), Number(node.slice(colon + 1)), {
+        username: redisOptions?.username,
+        password: redisOptions?.password,
+        tls: redisOptions?.tls,
+        connectionName: `${redisOptions?.connectionName ?? 'hearth'}:pipe`,
+        timeoutMs: redisOptions?.commandTimeout ?? DEFAULT_TIMEOUT_MS,
+      });
+      this.pipes.set(node, pipe);
+    }
+    return pipe;
+  }
+}
+
+/** `MOVED <slot> <host:port>` or `ASK <slot> <host:port>`: where to send the command instead. */
+function redirectionOf(err: Error): { node: string; asking: boolean } | undefined {
+  const m = /^(MOVED|ASK) \d+ (\S+)$/.exec(err.message);
+  return m ? { node: m[2]!, asking: m[1] === 'ASK' } : undefined;
+}
+
 /** A redirection: the node ran nothing, so the command may be sent again as it was. */
 function isRedirect(err: unknown): boolean {
   return err instanceof Error && (err.message.startsWith('MOVED ') || err.message.startsWith('ASK '));
 }
 
 /**
- * Sends a batch of single-key commands to a cluster in one write per node: an explicit pipeline
- * per node, at once. The runtime's batches (a round's settles, a turn's mailbox writes) are
- * scripts, which skip ioredis's auto-pipeline (redis.ts), so sent one by one each was a socket
- * write of its own in the worker and a read of its own in Redis: 10% of a worker's CPU on a
- * cluster went to those writes (cpu profile of the echo bench, against 4% on one Redis).
- *
- * Answers one promise per command, in the commands' order. A command answered MOVED or ASK
- * (a resharding) ran nowhere: it is sent again alone, at once, where the redirection points.
- * The pipeline's other commands keep their own answers: ioredis retries a cluster pipeline
- * itself only when every command got the same redirection.
+ * Through ioredis, an explicit pipeline per node (never the auto-pipeline: that one waits behind
+ * the node's pipeline in flight, and a command of a later turn sent past it would land first).
+ * A command answered MOVED or ASK is sent again alone, which ioredis follows itself.
  */
-export function sendPerNode(cluster: Cluster, commands: readonly KeyedCommand[]): Array<Promise<unknown>> {
+function viaIoredis(cluster: Cluster, commands: readonly KeyedCommand[]): Array<Promise<unknown>> {
   const groups = new Map<string, number[]>();
   commands.forEach((c, i) => {
     const slot = hashSlot(c.key);
-    // No slot map yet (still connecting): a pipeline per slot, which waits for the map.
     const node = cluster.slots[slot]?.join(',') ?? `slot ${slot}`;
     let group = groups.get(node);
     if (!group) groups.set(node, (group = []));
@@ -57,11 +237,6 @@ export function sendPerNode(cluster: Cluster, commands: readonly KeyedCommand[])
   return out;
 }
 
-/**
- * An explicit pipeline, never the auto-pipeline: that one waits behind the node's pipeline in
- * flight, and a command of a later turn sent past it would land first. A pipeline whose every
- * command got the same redirection (one alone, always) is sent again by ioredis where it points.
- */
 function pipelined(
   cluster: Cluster,
   commands: readonly KeyedCommand[],

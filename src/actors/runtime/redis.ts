@@ -124,8 +124,8 @@ function keepNodesConnected(cluster: Cluster): void {
 }
 
 /**
- * A connection of its own to one node of a cluster (a worker's blocking read of one partition),
- * with the cluster's credentials and TLS.
+ * A connection of its own to one node of a cluster (a worker's listener for its mailboxes'
+ * bells, mailbox-bells.ts), with the cluster's credentials and TLS. It resubscribes itself.
  */
 export function createNodeConnection(cluster: Cluster, node: string, name: string): Redis {
   const colon = node.lastIndexOf(':');
@@ -139,6 +139,7 @@ export function createNodeConnection(cluster: Cluster, node: string, name: strin
     port: Number(node.slice(colon + 1)),
     enableOfflineQueue: false,
     enableAutoPipelining: false,
+    autoResubscribe: false,
     lazyConnect: true,
   });
 }

@@ -1,4 +1,4 @@
-import type { Keys } from '../../actors/runtime/keys.js';
+import { bellOf, type Keys } from '../../actors/runtime/keys.js';
 import type { RedisClient } from '../../actors/runtime/redis.js';
 import { encodeEntry } from '../../actors/runtime/entry-codec.js';
 import { redactedBody } from './redact.js';
@@ -23,12 +23,15 @@ export interface DeadLetter {
 }
 
 /**
- * Deletes the dead letter and, only if it was there, posts its entry to the mailbox: a replay
- * that comes twice (two operators, a retried request) posts once. KEYS: the dead-letter stream
- * and the mailbox (one slot: the partition's hash tag). ARGV: the dead letter's id, the fields.
+ * Deletes the dead letter and, only if it was there, posts its entry to the mailbox and rings
+ * the mailbox's bell (what wakes its worker on a Redis Cluster): a replay that comes twice (two
+ * operators, a retried request) posts once. KEYS: the dead-letter stream, the mailbox and its
+ * bell (one slot: the partition's hash tag). ARGV: the dead letter's id, the fields.
  */
 const REPLAY = `if redis.call('XDEL', KEYS[1], ARGV[1]) == 0 then return false end
-return redis.call('XADD', KEYS[2], '*', unpack(ARGV, 2))`;
+local id = redis.call('XADD', KEYS[2], '*', unpack(ARGV, 2))
+redis.call('SPUBLISH', KEYS[3], '1')
+return id`;
 
 function fieldsOf(flat: string[]): Map<string, string> {
   const m = new Map<string, string>();
@@ -95,7 +98,7 @@ export class DeadLetters {
       corr: '',
       ts: Date.now(),
     });
-    const added = (await this.redis.eval(REPLAY, 2, dead, mailbox, id, ...fields)) as string | null;
+    const added = (await this.redis.eval(REPLAY, 3, dead, mailbox, bellOf(mailbox), id, ...fields)) as string | null;
     return added ?? undefined;
   }
 

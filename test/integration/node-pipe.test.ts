@@ -1,0 +1,101 @@
+import { createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NodePipe, type PipedCommand } from '../../src/actors/runtime/node-pipe.js';
+import { isolated, onCluster, type Isolated } from '../support/isolated.js';
+
+/** Sends commands on a pipe; each settles as its reply (an Error for an error reply) or failure. */
+function send(pipe: NodePipe, commands: ReadonlyArray<ReadonlyArray<string | number>>): Promise<unknown[]> {
+  return Promise.all(
+    commands.map(
+      (args) =>
+        new Promise<unknown>((resolve) => {
+          const c: PipedCommand = { args, answer: resolve, fail: (err) => resolve({ failed: err.message }) };
+          pipe.send([c]);
+        }),
+    ),
+  );
+}
+
+/**
+ * The runtime's own connection to one Redis node (a cluster's hot path: node-batch.ts), against
+ * the real Redis of the one-Redis pass: replies matched to commands in order, error replies as
+ * values, and every command in flight failed when the connection fails or stops answering.
+ */
+describe.skipIf(onCluster)('NodePipe', () => {
+  let env: Isolated;
+  let host: string;
+  let port: number;
+  const pipes: NodePipe[] = [];
+  const pipe = (opts: Partial<ConstructorParameters<typeof NodePipe>[2]> = {}, at = port) => {
+    const p = new NodePipe(host, at, { connectionName: 'pipe-test', timeoutMs: 2_000, ...opts });
+    pipes.push(p);
+    return p;
+  };
+
+  beforeAll(async () => {
+    env = await isolated();
+    const url = new URL(env.redisUrl);
+    host = url.hostname;
+    port = Number(url.port || 6379);
+  });
+
+  afterAll(async () => {
+    for (const p of pipes) p.close();
+    await env.cleanup();
+  });
+
+  it('answers each command of a batch in order, an error reply as an Error, multi-byte text intact', async () => {
+    const p = pipe();
+    const key = `${env.keys.meta}:pipe-order`;
+    const [added, wrong, range, count] = await send(p, [
+      ['XADD', key, '*', 'text', 'Mwalandiridwa — ñ ✓'],
+      ['INCR', key],
+      ['XRANGE', key, '-', '+'],
+      ['XLEN', key],
+    ]);
+    expect(added).toMatch(/^\d+-\d+$/);
+    expect(wrong).toBeInstanceOf(Error);
+    expect((wrong as Error).message).toMatch(/^WRONGTYPE/);
+    expect(range).toEqual([[added, ['text', 'Mwalandiridwa — ñ ✓']]]);
+    expect(count).toBe(1);
+    const [name] = await send(p, [['CLIENT', 'GETNAME']]);
+    expect(name).toBe('pipe-test');
+  });
+
+  it('fails every command when the node cannot be reached, and tries again at the next batch', async () => {
+    const closed = await new Promise<Server>((resolve) => {
+      const s = createServer();
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const deadPort = (closed.address() as { port: number }).port;
+    await new Promise((r) => closed.close(r));
+    const p = pipe({}, deadPort);
+    const answers = await send(p, [['PING'], ['PING']]);
+    expect(answers).toEqual([
+      { failed: expect.stringMatching(/ECONNREFUSED/) },
+      { failed: expect.stringMatching(/ECONNREFUSED/) },
+    ]);
+  });
+
+  it('fails what is in flight after its timeout, then answers on a new connection', async () => {
+    const p = pipe({ timeoutMs: 200 });
+    const started = Date.now();
+    const [blocked] = await send(p, [['BLPOP', `${env.keys.meta}:pipe-never`, '5']]);
+    expect(blocked).toEqual({ failed: expect.stringMatching(/no reply within 200 ms/) });
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(await send(p, [['PING']])).toEqual(['PONG']);
+  });
+
+  it('fails the commands written behind a refused AUTH', async () => {
+    // This Redis has no password: AUTH is refused, as a wrong password would be.
+    const p = pipe({ password: 'not-the-password' });
+    const answers = await send(p, [['PING']]);
+    expect(answers[0]).toEqual({ failed: expect.stringMatching(/AUTH|password/i) });
+  });
+
+  it('refuses batches once closed', async () => {
+    const p = pipe();
+    p.close();
+    expect(await send(p, [['PING']])).toEqual([{ failed: 'Redis node connection closed' }]);
+  });
+});
