@@ -23,9 +23,9 @@ other one in reverse order), and each round's cluster run is compared with the o
 the same round: this machine's speed drifts more between rounds than within one, so the ratio
 reported is the median of the rounds' ratios. Every Redis node shares the two cores with
 everything else, so the ratios are costs, not a speed-up: without replicas, the cluster path's
-own (a read per partition, a write per mailbox, one write per node for each batch); with them,
-also every write applied a second time by a replica on the same cores. The aim: at least 80%
-of one Redis.
+own (a read per partition, an \`XADD\` per entry and a bell per mailbox, one write per node for
+each batch, three Redis processes instead of one); with them, also every write applied a second
+time by a replica on the same cores. The aim: at least 80% of one Redis.
 
 | Load | one Redis /s, per round | cluster /s, per round | cluster / one, per round | **median** | with replicas /s, per round | replicated / one, per round | **median** |
 |---|---|---|---|---|---|---|---|
