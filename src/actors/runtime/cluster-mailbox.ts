@@ -83,19 +83,28 @@ export class ClusterMailbox extends RedisMailboxBase {
 
   async read(cursors: Cursors, count: number, blockMs: number | undefined): Promise<Map<number, RawEntry[]>> {
     if (blockMs === undefined || cursors.some((c) => c.cursor !== '>')) return this.readNow(cursors, count);
-    await this.bells.follow(cursors.map((c) => this.partition(c.partition).stream));
-    // Cleared before the read: an entry it misses rang after this, and ends the wait at once.
-    this.bells.clear();
-    const now = await this.readNow(cursors, count);
-    if (now.size > 0) return now;
-    // No read follows until a bell rings: the acknowledgements go now, and any that come while
-    // it waits (a round's settles still on their way) at once.
-    this.acks.flush();
-    this.waiting = true;
-    await this.bells.wait(blockMs);
-    this.waiting = false;
-    this.bells.clear();
-    return this.readNow(cursors, count);
+    this.bells.follow(cursors.map((c) => this.partition(c.partition).stream));
+    const deadline = performance.now() + blockMs;
+    for (;;) {
+      // Cleared before the read: an entry it misses rang after this, and ends the wait at once.
+      this.bells.clear();
+      const now = await this.readNow(cursors, count);
+      const left = deadline - performance.now();
+      if (now.size > 0 || left <= 0) return now;
+      // No read follows until a bell rings: the acknowledgements go now, and any that come while
+      // it waits (a round's settles still on their way) at once.
+      this.acks.flush();
+      this.waiting = true;
+      const why = await this.bells.wait(left);
+      this.waiting = false;
+      if (why === 'interrupted') return new Map();
+      // A bell (read again, and wait on if it was for entries another read took), or the block
+      // time (read once more: an entry whose bell was lost is found now).
+      if (why === 'timeout') {
+        this.bells.clear();
+        return this.readNow(cursors, count);
+      }
+    }
   }
 
   /**

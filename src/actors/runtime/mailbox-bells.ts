@@ -30,7 +30,8 @@ export class MailboxBells {
   /** Where each bell is listened to. */
   private readonly nodeOf = new Map<string, string>();
   private rang = false;
-  private wake: (() => void) | undefined;
+  private interrupted = false;
+  private wake: ((why: 'rang' | 'interrupted') => void) | undefined;
   private closed = false;
 
   constructor(
@@ -40,9 +41,11 @@ export class MailboxBells {
 
   /**
    * Listens to the bells of these mailboxes, each on the node its slot is on now, and to no
-   * others. A bell newly listened to rings once (entries may have come before it was heard).
+   * others. New ones are listened to in the background (a node that does not answer must not hold
+   * the worker's reads), and each rings once it is heard: entries may have come before.
    */
-  async follow(mailboxes: readonly string[]): Promise<void> {
+  follow(mailboxes: readonly string[]): void {
+    if (this.closed) return;
     const wanted = new Map<string, string>();
     for (const m of mailboxes) {
       const bell = bellOf(m);
@@ -52,10 +55,7 @@ export class MailboxBells {
       if (node !== undefined) wanted.set(bell, node);
     }
     for (const [bell, node] of this.nodeOf) if (wanted.get(bell) !== node) this.unlisten(bell, node);
-    const added = [...wanted].filter(([bell]) => !this.nodeOf.has(bell));
-    if (added.length === 0) return;
-    await Promise.all(added.map(([bell, node]) => this.listen(bell, node)));
-    this.ring();
+    for (const [bell, node] of wanted) if (!this.nodeOf.has(bell)) void this.listen(bell, node);
   }
 
   /** Forgets the rings so far: entries added from now on ring again. */
@@ -63,21 +63,30 @@ export class MailboxBells {
     this.rang = false;
   }
 
-  /** Resolves when a bell has rung since the last {@link clear}, after `ms`, or when interrupted. */
-  async wait(ms: number): Promise<void> {
-    if (this.rang || this.closed) return;
+  /**
+   * Resolves when a bell has rung since the last {@link clear} (`rang`), after `ms` (`timeout`),
+   * or when interrupted, during the wait or since the last one (an interrupt that comes while the
+   * worker reads is not lost).
+   */
+  async wait(ms: number): Promise<'rang' | 'timeout' | 'interrupted'> {
+    const interrupted = this.interrupted;
+    this.interrupted = false;
+    if (interrupted || this.closed) return 'interrupted';
+    if (this.rang) return 'rang';
     let timer: NodeJS.Timeout | undefined;
-    await new Promise<void>((resolve) => {
+    const why = await new Promise<'rang' | 'timeout' | 'interrupted'>((resolve) => {
       this.wake = resolve;
-      timer = setTimeout(resolve, ms);
+      timer = setTimeout(() => resolve('timeout'), ms);
     });
     clearTimeout(timer);
     this.wake = undefined;
+    return why;
   }
 
-  /** Ends a wait now (a new partition, a stop). */
+  /** Ends a wait now, or the next one at once (a new partition, a stop). */
   interrupt(): void {
-    this.wake?.();
+    if (this.wake) this.wake('interrupted');
+    else this.interrupted = true;
   }
 
   close(): void {
@@ -85,12 +94,12 @@ export class MailboxBells {
     for (const { conn } of this.listeners.values()) conn.disconnect();
     this.listeners.clear();
     this.nodeOf.clear();
-    this.wake?.();
+    this.wake?.('interrupted');
   }
 
   private ring(): void {
     this.rang = true;
-    this.wake?.();
+    this.wake?.('rang');
   }
 
   private async listen(bell: string, node: string): Promise<void> {
@@ -98,13 +107,15 @@ export class MailboxBells {
     try {
       const listener = await this.listenerOn(node);
       listener.bells.add(bell);
-      await listener.conn.ssubscribe(bell);
+      await withTimeout(listener.conn.ssubscribe(bell), LISTEN_TIMEOUT_MS);
     } catch {
-      // The slot moved before the map knew (MOVED), or the node is gone: followed at a later
-      // read, once the map has been asked again. Until then the block time bounds the wait.
-      this.unlisten(bell, node);
+      // The slot moved before the map knew (MOVED), or the node is gone or silent: listened to
+      // again at a later read, once the map has been asked again. Until then the block time
+      // bounds the wait.
+      if (this.nodeOf.get(bell) === node) this.unlisten(bell, node);
       this.cluster.refreshSlotsCache();
     }
+    this.ring();
   }
 
   private unlisten(bell: string, node: string): void {
@@ -140,9 +151,24 @@ export class MailboxBells {
       });
       listener = made;
     }
-    await listener.connected;
+    await withTimeout(listener.connected, LISTEN_TIMEOUT_MS);
+    if (this.closed) {
+      listener.conn.disconnect();
+      throw new Error('bells closed');
+    }
     return listener;
   }
+}
+
+/** How long a listener's connection or subscription may take before it is given up (and retried). */
+const LISTEN_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 interface Listener {

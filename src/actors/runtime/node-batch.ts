@@ -33,12 +33,30 @@ const DEFAULT_TIMEOUT_MS = 2_000;
  * owner while commands are still on their way to the old one: routed by the map, a later write
  * would overtake them.)
  *
- * Before the cluster has a slot map (still connecting), the batch goes through ioredis, a
- * pipeline per node, which waits for the map.
+ * A key whose slot the cluster has no node for yet (still connecting), and with nothing in
+ * flight on the pipes, goes through ioredis, a pipeline per node, which waits for the map.
  */
 export function sendPerNode(cluster: Cluster, commands: readonly KeyedCommand[]): Array<Promise<unknown>> {
-  if (commands.some((c) => cluster.slots[hashSlot(c.key)]?.[0] === undefined)) return viaIoredis(cluster, commands);
-  return pipesOf(cluster).send(commands);
+  // A client that has ended gets no new pipes: ioredis refuses the commands, as for any other.
+  if (cluster.status === 'end' || cluster.status === 'close') return viaIoredis(cluster, commands);
+  const pipes = pipesOf(cluster);
+  const piped: number[] = [];
+  const unmapped: number[] = [];
+  commands.forEach((c, i) => (pipes.knows(c.key) ? piped : unmapped).push(i));
+  if (unmapped.length === 0) return pipes.send(commands);
+  const out = new Array<Promise<unknown>>(commands.length);
+  const viaPipes = pipes.send(piped.map((i) => commands[i]!));
+  piped.forEach((i, k) => {
+    out[i] = viaPipes[k]!;
+  });
+  const viaClient = viaIoredis(
+    cluster,
+    unmapped.map((i) => commands[i]!),
+  );
+  unmapped.forEach((i, k) => {
+    out[i] = viaClient[k]!;
+  });
+  return out;
 }
 
 /**
@@ -87,6 +105,11 @@ class ClusterPipes {
   private readonly tails = new Map<string, Tail>();
 
   constructor(private readonly cluster: Cluster) {}
+
+  /** Whether a key can go on the pipes: its slot has a node, or its newest command went somewhere. */
+  knows(key: string): boolean {
+    return this.tails.has(key) || this.cluster.slots[hashSlot(key)]?.[0] !== undefined;
+  }
 
   send(commands: readonly KeyedCommand[]): Array<Promise<unknown>> {
     const batches = new Map<string, PipedCommand[]>();

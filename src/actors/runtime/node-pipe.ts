@@ -24,8 +24,13 @@ export interface PipedCommand {
 }
 
 interface InFlight {
-  /** None for the pipe's own commands (AUTH, CLIENT SETNAME). */
+  /**
+   * None for the pipe's own commands (AUTH, CLIENT SETNAME), and once its command has been failed
+   * for want of a reply: the reply, when it comes, is skipped.
+   */
   command?: PipedCommand;
+  /** One of the pipe's own commands: an error reply to it loses the connection. */
+  hello?: boolean;
   sentAt: number;
 }
 
@@ -40,9 +45,13 @@ interface InFlight {
  * round takes on one Redis). Encoded here, the same 16 reads cost 69 µs (dist/scratch readcost
  * probe, session 20). Redis sees the same commands.
  *
- * Nothing is retried here: a connection that fails or a command unanswered within `timeoutMs`
- * fails every command in flight (the runtime's callers treat that as a failed read or write, as
- * they do for ioredis's), and the next batch opens a new connection.
+ * Nothing is retried here. A connection that fails fails every command in flight (the runtime's
+ * callers treat that as a failed read or write, as they do for ioredis's), and the next batch
+ * opens a new connection. A command unanswered within `timeoutMs` fails, with every other in
+ * flight, but the connection stays (as ioredis's command timeout does): a stalled Redis may still
+ * run them, and it runs them before anything sent after them, on this connection. Another
+ * connection would let a later write overtake them, or a read of the pending history run before
+ * a late read whose entries it should have found.
  */
 export class NodePipe {
   private socket: Socket | undefined;
@@ -67,8 +76,15 @@ export class NodePipe {
       for (const c of commands) c.fail(new Error('Redis node connection closed'));
       return;
     }
-    const socket = this.socket ?? this.open();
-    const now = Date.now();
+    let socket: Socket;
+    try {
+      socket = this.socket ?? this.open();
+    } catch (err) {
+      // A malformed address or TLS option: refused here, never left unanswered.
+      for (const c of commands) c.fail(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    const now = performance.now();
     for (const command of commands) this.inFlight.push({ command, sentAt: now });
     this.armTimer();
     socket.write(encode(commands.map((c) => c.args)));
@@ -83,6 +99,8 @@ export class NodePipe {
     const options = { host: this.host, port: this.port };
     const socket = this.opts.tls ? tlsConnect({ ...this.opts.tls, ...options }) : netConnect(options);
     socket.setNoDelay(true);
+    // A peer gone without a reset (a frozen or cut-off node) is found by the kernel in time.
+    socket.setKeepAlive(true, 10_000);
     const parser = new RedisParser({
       returnReply: (reply: unknown) => this.socket === socket && this.answer(reply),
       returnError: (err: Error) => this.socket === socket && this.answer(err),
@@ -100,10 +118,11 @@ export class NodePipe {
     this.socket = socket;
     // Written before the connection is up: the socket holds them until it is, and they lead.
     const hello: RawCommand[] = [];
-    if (this.opts.password !== undefined)
+    // No password (or an empty one, as ioredis treats it): no AUTH.
+    if (this.opts.password)
       hello.push(['AUTH', ...(this.opts.username ? [this.opts.username] : []), this.opts.password]);
     hello.push(['CLIENT', 'SETNAME', this.opts.connectionName]);
-    for (let i = 0; i < hello.length; i++) this.inFlight.push({ sentAt: Date.now() });
+    for (let i = 0; i < hello.length; i++) this.inFlight.push({ hello: true, sentAt: performance.now() });
     socket.write(encode(hello));
     return socket;
   }
@@ -114,7 +133,7 @@ export class NodePipe {
     if (this.inFlight.length === 0) this.disarmTimer();
     if (next.command) next.command.answer(reply);
     // The pipe's own commands: an error (a wrong password) loses the connection.
-    else if (reply instanceof Error) this.drop(reply);
+    else if (next.hello && reply instanceof Error) this.drop(reply);
   }
 
   /** Fails everything in flight and forgets the connection (the next batch opens another). */
@@ -130,16 +149,24 @@ export class NodePipe {
 
   private armTimer(): void {
     if (this.timer) return;
-    const oldest = this.inFlight[0];
+    const oldest = this.inFlight.find((c) => c.command);
     if (!oldest) return;
-    const wait = Math.max(0, oldest.sentAt + this.opts.timeoutMs - Date.now());
+    const wait = Math.max(0, oldest.sentAt + this.opts.timeoutMs - performance.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      const first = this.inFlight[0];
+      const first = this.inFlight.find((c) => c.command);
       if (!first) return;
-      if (Date.now() - first.sentAt >= this.opts.timeoutMs)
-        this.drop(new Error(`Redis node ${this.host}:${this.port}: no reply within ${this.opts.timeoutMs} ms`));
-      else this.armTimer();
+      if (performance.now() - first.sentAt < this.opts.timeoutMs) {
+        this.armTimer();
+        return;
+      }
+      // Every command in flight fails now; their replies, if they come, are skipped in order.
+      const err = new Error(`Redis node ${this.host}:${this.port}: no reply within ${this.opts.timeoutMs} ms`);
+      for (const c of this.inFlight) {
+        const command = c.command;
+        c.command = undefined;
+        command?.fail(err);
+      }
     }, wait);
     this.timer.unref();
   }
