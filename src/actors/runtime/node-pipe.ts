@@ -42,8 +42,8 @@ interface InFlight {
  * Why not ioredis: through its cluster pipeline each command cost the worker 10 µs of its event
  * loop (its command object, promise, slot check and per-command timer; 160–180 µs for the 16
  * non-blocking reads of one round on 3 masters, against 54 µs for the one multi-stream read a
- * round takes on one Redis). Encoded here, the same 16 reads cost 69 µs (dist/scratch readcost
- * probe, session 20). Redis sees the same commands.
+ * round takes on one Redis). Encoded here, the same 16 reads cost 69 µs (a throwaway probe of
+ * session 20, not kept). Redis sees the same commands.
  *
  * Nothing is retried here. A connection that fails fails every command in flight (the runtime's
  * callers treat that as a failed read or write, as they do for ioredis's), and the next batch
