@@ -64,6 +64,10 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     for (const key of keys) {
       expect(key).not.toContain('260970000501');
       expect(key).not.toContain(plain);
+      // Every counter goes with its minute (and a second for clocks that differ).
+      const ttl = await env.redis.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(61_000);
     }
   });
 
@@ -114,6 +118,17 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     expect(ids).toContain(good);
     expect(ids).not.toContain(bad);
     expect(r.body.count).toBe(ids.length);
+  });
+
+  it('forgets a session idle past the limit at the next list: gone from its shard, not only hidden', async () => {
+    const id = sid();
+    await ussd.session(id, '+260970000541').start();
+    await recorded(id);
+    const shard = env.keys.ussdShardOf(id);
+    clock.advance(181_000);
+    expect((await live()).some((x) => x.sessionId === id)).toBe(false);
+    expect(await env.redis.zscore(env.keys.ussdLive(shard), id)).toBeNull();
+    expect(await env.redis.hget(env.keys.ussdSummaries(shard), id)).toBeNull();
   });
 
   it('lists sessions of every shard together, newest first, and counts them all', async () => {

@@ -1,5 +1,6 @@
+import type { Cluster } from 'ioredis';
+import { sendPerNode, type KeyedCommand } from '../../actors/runtime/node-batch.js';
 import { isCluster, type RedisClient } from '../../actors/runtime/redis.js';
-import { perSlot } from '../../actors/runtime/hash-slot.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { perTick } from '../per-tick.js';
 
@@ -37,10 +38,23 @@ const TOUCH = `for i = 1, #ARGV, 6 do
 end
 return 0`;
 
+/** Forgets sessions idle past the limit. KEYS: a shard's index and summaries. ARGV: their ids. */
+const FORGET = `redis.call('ZREM', KEYS[1], unpack(ARGV))
+redis.call('HDEL', KEYS[2], unpack(ARGV))
+return 0`;
+
+/** Idle sessions forgotten per shard per list at most (within what Lua's unpack takes). */
+const FORGET_PER_LIST = 5_000;
+
 /**
  * The sessions still alive, for `GET /api/ussd/sessions`: a sorted set by last activity and a
  * hash of summaries in Redis, written by whichever gateway served the hop, in one of 16 shards
  * by session id (keys.ts). A session idle past the limit, or ended, drops out.
+ *
+ * On a Redis Cluster a turn's hops are plain commands (ZADD and HSET per hop; TOUCH for an ended
+ * one, which must check its phone), in one write per node (node-batch.ts), where one script per
+ * shard was up to 16 ioredis calls a turn, about one per hop at 150 sessions. The lists and counts
+ * take the same connections, so a gateway's list comes after the hops it has recorded.
  */
 export class LiveSessions {
   constructor(
@@ -49,19 +63,14 @@ export class LiveSessions {
     private readonly idleMs: number,
   ) {}
 
-  private readonly record = perTick((hops: Hop[]) =>
-    perSlot(
-      isCluster(this.redis),
-      hops,
-      (h) => this.keys.ussdLive(this.keys.ussdShardOf(h.s.sessionId)),
-      async (group) => {
-        await this.touchAll(group);
-        return group.map(() => undefined);
-      },
-    ),
-  );
+  private readonly record = perTick(async (hops: Hop[]) => {
+    const redis = this.redis;
+    if (isCluster(redis)) await this.touchOnNodes(redis, hops);
+    else await this.touchAll(hops);
+    return hops.map(() => undefined);
+  });
 
-  /** One script for hops of any shards (on a cluster, `record` gives it one shard's). */
+  /** One script for the hops of every shard, on one Redis. */
   private async touchAll(hops: Hop[]): Promise<void> {
     const shards = [...new Set(hops.map((h) => this.keys.ussdShardOf(h.s.sessionId)))];
     const keys = shards.flatMap((shard) => [this.keys.ussdLive(shard), this.keys.ussdSummaries(shard)]);
@@ -74,6 +83,39 @@ export class LiveSessions {
       ended ? '1' : '0',
     ]);
     await this.redis.eval(TOUCH, keys.length, ...keys, ...args);
+  }
+
+  /**
+   * The hops as plain commands, each keyed by its shard's index: a shard's commands stay in
+   * order, an end after the hops before it, even across a slot's move (node-batch.ts).
+   */
+  private async touchOnNodes(cluster: Cluster, hops: Hop[]): Promise<void> {
+    const commands = hops.flatMap(({ s, ended }): KeyedCommand[] => {
+      const shard = this.keys.ussdShardOf(s.sessionId);
+      const index = this.keys.ussdLive(shard);
+      const summaries = this.keys.ussdSummaries(shard);
+      const at = Date.parse(s.lastActivityAt);
+      if (ended)
+        return [
+          { key: index, name: 'eval', args: [TOUCH, 2, index, summaries, 1, at, s.sessionId, '', s.phoneNumber, '1'] },
+        ];
+      return [
+        { key: index, name: 'zadd', args: [index, at, s.sessionId] },
+        { key: index, name: 'hset', args: [summaries, s.sessionId, JSON.stringify(s)] },
+      ];
+    });
+    await Promise.all(sendPerNode(cluster, commands));
+  }
+
+  /**
+   * One command on a shard: on a cluster on the connection its hops are recorded on (so it comes
+   * after them), keyed by the shard's index.
+   */
+  private async run<T>(shard: number, name: string, ...args: Array<string | number>): Promise<T> {
+    const redis = this.redis;
+    if (!isCluster(redis)) return (await redis.call(name, ...args)) as T;
+    const [answer] = sendPerNode(redis, [{ key: this.keys.ussdLive(shard), name, args }]);
+    return (await answer) as T;
   }
 
   /** Records a hop (or the session's end); the hops of one turn of the event loop go as one script. */
@@ -100,7 +142,7 @@ export class LiveSessions {
     const horizon = now.getTime() - this.idleMs;
     const counts = await Promise.all(
       Array.from({ length: this.keys.ussdShards }, (_, shard) =>
-        this.redis.zcount(this.keys.ussdLive(shard), horizon, '+inf'),
+        this.run<number>(shard, 'zcount', this.keys.ussdLive(shard), horizon, '+inf'),
       ),
     );
     return counts.reduce((a, b) => a + b, 0);
@@ -114,20 +156,24 @@ export class LiveSessions {
     const index = this.keys.ussdLive(shard);
     const summaries = this.keys.ussdSummaries(shard);
     // Forget the expired ones first, so the set stays as small as the live traffic.
-    const expired = await this.redis.zrangebyscore(index, '-inf', `(${horizon}`, 'LIMIT', 0, 10_000);
-    if (expired.length > 0)
-      await this.redis
-        .multi()
-        .zrem(index, ...expired)
-        .hdel(summaries, ...expired)
-        .exec();
+    const expired = await this.run<string[]>(
+      shard,
+      'zrangebyscore',
+      index,
+      '-inf',
+      `(${horizon}`,
+      'LIMIT',
+      0,
+      FORGET_PER_LIST,
+    );
+    if (expired.length > 0) await this.run(shard, 'eval', FORGET, 2, index, summaries, ...expired);
     const [scored, count] = await Promise.all([
-      this.redis.zrevrangebyscore(index, '+inf', horizon, 'WITHSCORES', 'LIMIT', 0, limit),
-      this.redis.zcount(index, horizon, '+inf'),
+      this.run<string[]>(shard, 'zrevrangebyscore', index, '+inf', horizon, 'WITHSCORES', 'LIMIT', 0, limit),
+      this.run<number>(shard, 'zcount', index, horizon, '+inf'),
     ]);
     if (scored.length === 0) return { sessions: [], count, unreadable: 0 };
     const ids = scored.filter((_, i) => i % 2 === 0);
-    const rows = await this.redis.hmget(summaries, ...ids);
+    const rows = await this.run<Array<string | null>>(shard, 'hmget', summaries, ...ids);
     // A summary that is gone (the session ended between the two reads) or unreadable is left
     // out of both the list and the count: one bad row must not cost operators the whole list.
     const sessions = rows.flatMap((r, i) => {

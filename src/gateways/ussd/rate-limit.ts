@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
+import type { Cluster } from 'ioredis';
+import { sendPerNode } from '../../actors/runtime/node-batch.js';
 import { isCluster, type RedisClient } from '../../actors/runtime/redis.js';
-import { perSlot } from '../../actors/runtime/hash-slot.js';
 import type { Keys } from '../../actors/runtime/keys.js';
 import { perTick } from '../per-tick.js';
 import { TtlCache } from '../../ttl-cache.js';
@@ -14,22 +15,28 @@ for i, key in ipairs(KEYS) do
 end
 return counts`;
 
+/** How long a minute's counter lives: its minute, and a second for gateways' clocks to differ. */
+const COUNTER_TTL_MS = 61_000;
+
 /**
  * Requests per phone number per minute. Never by IP: an aggregator sends everyone's sessions
  * from the same few addresses. One INCR per request (with the key's expiry set on its first),
  * in a script (a MULTI block is written on its own, measured at ~130 µs of the gateway's event
  * loop per hop here) that counts all the requests of one turn of the event loop at once.
+ *
+ * On a Redis Cluster every phone's counter is in a slot of its own, so a turn's script would be
+ * a call per phone: about one per hop, each an ioredis command (~10 µs of the gateway) and a Lua
+ * call in Redis. There the turn's counters go as plain commands instead, in one write per node
+ * (node-batch.ts): per phone, `SET key 0 PX 61000 NX` (the counter and its expiry, on its first
+ * request of the minute) and `INCR key`.
  */
 export class PhoneRateLimit {
   /** Phone → key digest: the same few thousand phones come back hop after hop. */
   private readonly digests = new TtlCache<string, string>({ maxEntries: 50_000 });
-  private readonly count = perTick((keys: string[]) =>
-    perSlot(
-      isCluster(this.redis),
-      keys,
-      (k) => k,
-      async (group) => (await this.redis.eval(COUNT, group.length, ...group, 61_000)) as number[],
-    ),
+  private readonly count = perTick(async (keys: string[]) =>
+    isCluster(this.redis)
+      ? countOnNodes(this.redis, keys)
+      : ((await this.redis.eval(COUNT, keys.length, ...keys, COUNTER_TTL_MS)) as number[]),
   );
 
   constructor(
@@ -56,4 +63,22 @@ export class PhoneRateLimit {
     }
     return digest;
   }
+}
+
+/**
+ * Counts on a cluster, without a script: SET NX creates a minute's counter with its expiry, and
+ * INCR counts. The key names its minute, so a counter is asked for only within the 61 s it lives:
+ * none can expire between the two and come back without an expiry.
+ */
+async function countOnNodes(cluster: Cluster, keys: readonly string[]): Promise<number[]> {
+  const answers = await Promise.all(
+    sendPerNode(
+      cluster,
+      keys.flatMap((key) => [
+        { key, name: 'set', args: [key, 0, 'PX', COUNTER_TTL_MS, 'NX'] },
+        { key, name: 'incr', args: [key] },
+      ]),
+    ),
+  );
+  return keys.map((_, i) => answers[2 * i + 1] as number);
 }
