@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, Socket, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NodePipe, type PipedCommand } from '../../src/actors/runtime/node-pipe.js';
 import { isolated, onCluster, type Isolated } from '../support/isolated.js';
 
@@ -63,6 +63,30 @@ describe.skipIf(onCluster)('NodePipe', () => {
     expect(count).toBe(1);
     const [name] = await send(p, [['CLIENT', 'GETNAME']]);
     expect(name).toBe('pipe-test');
+  });
+
+  it('writes the batches of one turn in one socket write, each answered in turn', async () => {
+    const p = pipe();
+    await send(p, [['PING']]); // connected, its hello written
+    const key = `${env.keys.meta}:pipe-turn`;
+    const writes = vi.spyOn(Socket.prototype, 'write');
+    try {
+      const answers = Promise.all([
+        send(p, [['INCR', key]]),
+        send(p, [
+          ['INCR', key],
+          ['INCR', key],
+        ]),
+        send(p, [['GET', key]]),
+      ]);
+      // The pipe's writes (the test runner's own sockets write too).
+      const pipeWrites = () => writes.mock.calls.filter(([data]) => String(data).includes(key));
+      expect(pipeWrites()).toHaveLength(0); // nothing written before the turn's check phase
+      expect(await answers).toEqual([[1], [2, 3], ['3']]);
+      expect(pipeWrites()).toHaveLength(1);
+    } finally {
+      writes.mockRestore();
+    }
   });
 
   it('fails every command when the node cannot be reached', async () => {
