@@ -4,11 +4,12 @@ import { DeferredAcks } from '../../src/actors/runtime/deferred-acks.js';
 import { hashSlot } from '../../src/actors/runtime/hash-slot.js';
 import { bellOf, createKeys } from '../../src/actors/runtime/keys.js';
 import { MailboxWriter } from '../../src/actors/runtime/mailbox-writer.js';
-import { sendPerNode } from '../../src/actors/runtime/node-batch.js';
+import { ringCommand, sendPerNode } from '../../src/actors/runtime/node-batch.js';
 import { NodePipe } from '../../src/actors/runtime/node-pipe.js';
 import { postOnce } from '../../src/actors/runtime/post-once.js';
 import {
   connectRedis,
+  createNodeConnection,
   createRedis,
   isCluster,
   type Cluster,
@@ -230,6 +231,51 @@ describe.skipIf(onCluster)('Redis Cluster batches', () => {
       const { value, ms } = await waiting;
       expect(value.get(0)?.map(([, f]) => f?.[1])).toEqual(['told']);
       expect(ms).toBeLessThan(2_000);
+    });
+
+    it("rings a mailbox's bell once per turn, with its newest entry's id, after the entries are answered", async () => {
+      if (!isCluster(other)) throw new Error('expected a cluster client');
+      const stream = keys.mailbox('bells', 3);
+      const bell = bellOf(stream);
+      const watcher = createNodeConnection(client, client.slots[hashSlot(bell)]![0]!, 'bell-watch');
+      const heard: Array<{ message: string; idsKnown: boolean }> = [];
+      let ids: string[] | undefined;
+      try {
+        await watcher.connect();
+        watcher.on('smessage', (_: string, message: string) => heard.push({ message, idsKnown: ids !== undefined }));
+        await watcher.ssubscribe(bell);
+        const writer = new MailboxWriter(other);
+        const written = Promise.all(['a', 'b', 'c'].map((n) => writer.write(stream, ['n', n])));
+        written.then((got) => (ids = got)).catch(() => undefined);
+        await written;
+        await vi.waitFor(() => expect(heard.length).toBeGreaterThan(0));
+        await new Promise((r) => setTimeout(r, 50));
+        expect(heard).toEqual([{ message: ids![2], idsKnown: true }]);
+      } finally {
+        watcher.disconnect();
+      }
+      // Taken here, so the next tests start from empty mailboxes.
+      expect((await box.read(cursors, 10, 50)).get(3)?.length).toBe(3);
+    });
+
+    it('does not read again for a bell of entries it has already read (a late bell of another node)', async () => {
+      if (!isCluster(other)) throw new Error('expected a cluster client');
+      const stream = keys.mailbox('bells', 2);
+      const waiting = timed(box.read(cursors, 10, 5_000));
+      await new Promise((r) => setTimeout(r, 100));
+      const sends = vi.spyOn(NodePipe.prototype, 'send');
+      try {
+        await sendPerNode(client, [ringCommand(stream, '1-0')])[0];
+        await new Promise((r) => setTimeout(r, 200));
+        const reads = () => sends.mock.calls.filter(([batch]) => batch.some((c) => c.args[0] === 'xreadgroup'));
+        expect(reads()).toHaveLength(0);
+        await new MailboxWriter(other).write(stream, ['n', 'new']);
+        const { value } = await waiting;
+        expect(value.get(2)?.map(([, f]) => f?.[1])).toEqual(['new']);
+        expect(reads().length).toBeGreaterThan(0); // one batch per node
+      } finally {
+        sends.mockRestore();
+      }
     });
 
     it('finds an entry whose bell never rang at its block time, not later', async () => {

@@ -1,5 +1,6 @@
 import { DeferredAcks } from './deferred-acks.js';
 import { MailboxBells } from './mailbox-bells.js';
+import { UnreadMailboxes } from './mailbox-unread.js';
 import { sendPerNode } from './node-batch.js';
 import type { OutgoingReply, RawEntry } from './ports.js';
 import type { Cluster } from './redis.js';
@@ -21,9 +22,9 @@ type Cursors = ReadonlyArray<{ partition: number; cursor: string }>;
  * does on one Redis.
  *
  * A read asks every partition at once without blocking, one XREADGROUP each, in one write per
- * node (node-batch.ts): a round holds what every partition had, as on one Redis. When all are
- * empty it waits for a mailbox's bell (mailbox-bells.ts), which every writer rings after its
- * entries, and reads again; without a bell, once per block time.
+ * node (node-batch.ts): a round holds what every partition had, as on one Redis. It reads when a
+ * mailbox's bell (mailbox-bells.ts) has rung of entries it has not read, when a read came back
+ * full, and once per block time (mailbox-unread.ts); otherwise it waits for a bell.
  *
  * A partition whose slot has moved (resharding, failover) is followed where MOVED or ASK points
  * (node-batch.ts); a read that fails (its node gone) fails the round, so the worker reads the
@@ -32,6 +33,7 @@ type Cursors = ReadonlyArray<{ partition: number; cursor: string }>;
 export class ClusterMailbox extends RedisMailboxBase {
   private readonly acks: DeferredAcks;
   private readonly bells: MailboxBells;
+  private readonly unread = new UnreadMailboxes();
   /** Whether the worker waits for a bell (and no read will carry acknowledgements). */
   private waiting = false;
 
@@ -41,7 +43,7 @@ export class ClusterMailbox extends RedisMailboxBase {
   ) {
     super(d);
     this.acks = new DeferredAcks(cluster, d.keys.group, ACK_DELAY_MS);
-    this.bells = new MailboxBells(cluster, `${d.consumer}:${d.type}`);
+    this.bells = new MailboxBells(cluster, `${d.consumer}:${d.type}`, this.unread);
   }
 
   /**
@@ -82,15 +84,24 @@ export class ClusterMailbox extends RedisMailboxBase {
   }
 
   async read(cursors: Cursors, count: number, blockMs: number | undefined): Promise<Map<number, RawEntry[]>> {
-    if (blockMs === undefined || cursors.some((c) => c.cursor !== '>')) return this.readNow(cursors, count);
-    this.bells.follow(cursors.map((c) => this.partition(c.partition).stream));
-    const deadline = performance.now() + blockMs;
+    // A pending history is read in full; afterwards every mailbox is read once more.
+    if (cursors.some((c) => c.cursor !== '>')) {
+      this.unread.everything();
+      return this.readNow(cursors, count);
+    }
+    const mailboxes = cursors.map((c) => this.partition(c.partition).stream);
+    this.bells.follow(mailboxes);
+    this.unread.keepOnly(mailboxes);
+    const deadline = performance.now() + (blockMs ?? 0);
     for (;;) {
-      // Cleared before the read: an entry it misses rang after this, and ends the wait at once.
-      this.bells.clear();
-      const now = await this.readNow(cursors, count);
+      // Bells heard while a read was out are counted before waiting, with nothing in between.
+      if (this.unread.any(mailboxes)) {
+        const now = await this.readAll(cursors, mailboxes, count);
+        if (now.size > 0 || performance.now() >= deadline) return now;
+        continue;
+      }
       const left = deadline - performance.now();
-      if (now.size > 0 || left <= 0) return now;
+      if (blockMs === undefined || left <= 0) return new Map();
       // No read follows until a bell rings: the acknowledgements go now, and any that come while
       // it waits (a round's settles still on their way) at once.
       this.acks.flush();
@@ -98,13 +109,30 @@ export class ClusterMailbox extends RedisMailboxBase {
       const why = await this.bells.wait(left);
       this.waiting = false;
       if (why === 'interrupted') return new Map();
-      // A bell (read again, and wait on if it was for entries another read took), or the block
-      // time (read once more: an entry whose bell was lost is found now).
-      if (why === 'timeout') {
-        this.bells.clear();
-        return this.readNow(cursors, count);
-      }
+      // The block time without a bell: every mailbox once more (a bell may have been lost).
+      if (why === 'timeout') this.unread.everything();
     }
+  }
+
+  /** Every partition, without blocking, noting what each read covered (mailbox-unread.ts). */
+  private async readAll(
+    cursors: Cursors,
+    mailboxes: readonly string[],
+    count: number,
+  ): Promise<Map<number, RawEntry[]>> {
+    const covers = this.unread.take(mailboxes);
+    let got: Map<number, RawEntry[]>;
+    try {
+      got = await this.readNow(cursors, count);
+    } catch (err) {
+      this.unread.everything();
+      throw err;
+    }
+    cursors.forEach((c, i) => {
+      const entries = got.get(c.partition);
+      this.unread.read(mailboxes[i]!, covers[i], entries?.[entries.length - 1]?.[0], (entries?.length ?? 0) >= count);
+    });
+    return got;
   }
 
   /**

@@ -176,5 +176,12 @@ export function partitionOf(key: string, partitions: number): number {
  * listens (mailbox-bells.ts). An operator can watch one with `redis-cli -c SSUBSCRIBE <name>`.
  */
 export function bellOf(mailbox: string): string {
-  return `${mailbox}:bell`;
+  return `${mailbox}${BELL_SUFFIX}`;
 }
+
+/** The mailbox a bell rings for. */
+export function mailboxOfBell(bell: string): string {
+  return bell.endsWith(BELL_SUFFIX) ? bell.slice(0, -BELL_SUFFIX.length) : bell;
+}
+
+const BELL_SUFFIX = ':bell';

@@ -1,21 +1,27 @@
 import { hashSlot } from './hash-slot.js';
-import { bellOf } from './keys.js';
+import { bellOf, mailboxOfBell } from './keys.js';
 import { createNodeConnection, type Cluster, type Redis } from './redis.js';
+
+/** What a worker makes of its bells (mailbox-unread.ts). */
+export interface BellListener {
+  /** A mailbox's bell rang with this message; whether the worker should wake for it. */
+  ring(mailbox: string, message: string): boolean;
+  /** Bells may have been missed (a listener just heard, or back after an outage): read everything. */
+  everything(): void;
+}
 
 /**
  * What wakes a worker on a Redis Cluster when its mailboxes get entries. No blocking read can
  * cover them there: each partition's mailbox is in a slot of its own, and Redis refuses a read
  * over two slots. So every writer that adds entries to a mailbox on a cluster also rings its
- * bell, a shard pub/sub channel in the mailbox's slot (`SPUBLISH <mailbox>:bell`, in the same
- * write as the entries, after them), and the worker listens on one connection per node to the
- * bells of the partitions it owns there.
+ * bell, a shard pub/sub channel in the mailbox's slot (`SPUBLISH <mailbox>:bell <newest id>`,
+ * after the entries), and the worker listens on one connection per node to the bells of the
+ * partitions it owns there.
  *
- * A bell is a hint, never the message: the worker reads the mailboxes themselves (every
- * partition, without blocking) when one rings, and also once per block time without one, so an
- * entry whose bell was lost (a writer that does not ring, a listener reconnecting, a slot that
- * moved before the listener followed it) waits at most that long. No ring is lost between a read
- * and the wait after it: the worker clears the bells before it reads, and a bell that rings while
- * the read is out makes the wait return at once.
+ * A bell is a hint, never the message: the worker reads the mailboxes themselves when one rings
+ * of entries it has not read (mailbox-unread.ts), and every mailbox once per block time without
+ * one, so an entry whose bell was lost (a writer gone before it rang, a listener reconnecting, a
+ * slot that moved before the listener followed it) waits at most that long.
  *
  * It replaced a blocking read per partition on a connection of its own, ended for every partition
  * by CLIENT UNBLOCK when one had entries (16 connections and 19 writes per wait at 16
@@ -29,7 +35,6 @@ export class MailboxBells {
   private readonly slotOf = new Map<string, number>();
   /** Where each bell is listened to. */
   private readonly nodeOf = new Map<string, string>();
-  private rang = false;
   private interrupted = false;
   private wake: ((why: 'rang' | 'interrupted') => void) | undefined;
   private closed = false;
@@ -37,12 +42,13 @@ export class MailboxBells {
   constructor(
     private readonly cluster: Cluster,
     private readonly name: string,
+    private readonly listener: BellListener,
   ) {}
 
   /**
    * Listens to the bells of these mailboxes, each on the node its slot is on now, and to no
    * others. New ones are listened to in the background (a node that does not answer must not hold
-   * the worker's reads), and each rings once it is heard: entries may have come before.
+   * the worker's reads), and once heard every mailbox is read: entries may have come before.
    */
   follow(mailboxes: readonly string[]): void {
     if (this.closed) return;
@@ -58,21 +64,16 @@ export class MailboxBells {
     for (const [bell, node] of wanted) if (!this.nodeOf.has(bell)) void this.listen(bell, node);
   }
 
-  /** Forgets the rings so far: entries added from now on ring again. */
-  clear(): void {
-    this.rang = false;
-  }
-
   /**
-   * Resolves when a bell has rung since the last {@link clear} (`rang`), after `ms` (`timeout`),
-   * or when interrupted, during the wait or since the last one (an interrupt that comes while the
-   * worker reads is not lost).
+   * Resolves when a bell rings that the worker wakes for (`rang`), after `ms` (`timeout`), or when
+   * interrupted, during the wait or since the last one (an interrupt that comes while the worker
+   * reads is not lost). The caller checks what is due before it waits: the bells it heard while it
+   * read are not kept here.
    */
   async wait(ms: number): Promise<'rang' | 'timeout' | 'interrupted'> {
     const interrupted = this.interrupted;
     this.interrupted = false;
     if (interrupted || this.closed) return 'interrupted';
-    if (this.rang) return 'rang';
     let timer: NodeJS.Timeout | undefined;
     const why = await new Promise<'rang' | 'timeout' | 'interrupted'>((resolve) => {
       this.wake = resolve;
@@ -97,9 +98,14 @@ export class MailboxBells {
     this.wake?.('interrupted');
   }
 
-  private ring(): void {
-    this.rang = true;
+  private wakeUp(): void {
     this.wake?.('rang');
+  }
+
+  /** Bells may have been missed: every mailbox is read, now. */
+  private missed(): void {
+    this.listener.everything();
+    this.wakeUp();
   }
 
   private async listen(bell: string, node: string): Promise<void> {
@@ -115,7 +121,7 @@ export class MailboxBells {
       if (this.nodeOf.get(bell) === node) this.unlisten(bell, node);
       this.cluster.refreshSlotsCache();
     }
-    this.ring();
+    this.missed();
   }
 
   private unlisten(bell: string, node: string): void {
@@ -135,15 +141,17 @@ export class MailboxBells {
       const conn = createNodeConnection(this.cluster, node, `${this.name}:bells`);
       const made: Listener = { conn, bells: new Set(), connected: conn.connect() };
       this.listeners.set(node, made);
-      conn.on('smessage', () => this.ring());
+      conn.on('smessage', (bell: string, message: string) => {
+        if (this.listener.ring(mailboxOfBell(bell), message)) this.wakeUp();
+      });
       conn.on('error', () => undefined); // reads report outages; a listener only reconnects
-      // Back after an outage: listen again (ioredis's own resubscription is off, so that the ring
-      // comes after it), and ring: entries may have come while it was away.
+      // Back after an outage: listen again (ioredis's own resubscription is off, so that the read
+      // comes after it), and read everything: entries may have come while it was away.
       conn.on('ready', () => {
         if (made.bells.size === 0) return;
         Promise.all([...made.bells].map((b) => conn.ssubscribe(b)))
           .catch(() => undefined)
-          .finally(() => this.ring());
+          .finally(() => this.missed());
       });
       made.connected.catch(() => {
         if (this.listeners.get(node) === made) this.listeners.delete(node);

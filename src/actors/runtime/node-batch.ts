@@ -60,11 +60,12 @@ export function sendPerNode(cluster: Cluster, commands: readonly KeyedCommand[])
 }
 
 /**
- * Rings a mailbox's bell (mailbox-bells.ts): keyed by the mailbox, whose slot the bell shares,
- * so sent after the mailbox's entries in the same write.
+ * Rings a mailbox's bell (mailbox-bells.ts) with the id of the newest entry it was rung for, or
+ * `1` when the writer does not know it (the worker then reads the mailbox whatever it has seen).
+ * Keyed by the mailbox, whose slot the bell shares: it lands after the mailbox's entries.
  */
-export function ringCommand(mailbox: string): KeyedCommand {
-  return { key: mailbox, name: 'spublish', args: [bellOf(mailbox), '1'] };
+export function ringCommand(mailbox: string, newest = '1'): KeyedCommand {
+  return { key: mailbox, name: 'spublish', args: [bellOf(mailbox), newest] };
 }
 
 /** Where a key's newest unanswered command went, and how many it has unanswered. */
