@@ -152,6 +152,50 @@ describe.skipIf(onCluster)('Redis Cluster batches', () => {
     );
   });
 
+  it("sends a key's later command straight behind an ASK it followed: ASKING, then the command, in order", async () => {
+    const migrating = mailbox(450);
+    await client.xadd(migrating, '*', 'n', 'before');
+    const slot = hashSlot(migrating);
+    const from = await cluster.masterOf(slot);
+    const to = (await cluster.masters()).find((m) => m !== from)!;
+    const idOf = async (port: number) => (await cluster.cli(port, 'CLUSTER', 'MYID')).trim();
+    const [fromId, toId] = [await idOf(from), await idOf(to)];
+    await cluster.cli(to, 'CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', fromId);
+    await cluster.cli(from, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', toId);
+    await cluster.cli(from, 'MIGRATE', '127.0.0.1', String(to), '', '0', '5000', 'KEYS', migrating);
+    // Called with each pipe as `this`, below.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
+    const original = NodePipe.prototype.send;
+    const sends = vi.spyOn(NodePipe.prototype, 'send');
+    try {
+      const later: Array<Promise<unknown>> = [];
+      let sent = false;
+      // The moment the first command follows its ASK, the key's next command is sent: it goes
+      // where the first went, with ASKING, not to the old node (nor ahead of the first).
+      sends.mockImplementation(function (this: NodePipe, batch) {
+        original.call(this, batch);
+        if (sent || batch[0]?.args[0] !== 'ASKING') return;
+        sent = true;
+        later.push(...sendPerNode(client, [{ key: migrating, name: 'xadd', args: [migrating, '*', 'n', 'second'] }]));
+      });
+      const first = sendPerNode(client, [{ key: migrating, name: 'xadd', args: [migrating, '*', 'n', 'first'] }]);
+      await Promise.all(first);
+      await vi.waitFor(() => expect(later).toHaveLength(1));
+      await Promise.all(later);
+      expect(sends.mock.calls.map((c) => c[0].map((x) => x.args[0]))).toEqual([
+        ['xadd'],
+        ['ASKING', 'xadd'],
+        ['ASKING', 'xadd'],
+      ]);
+    } finally {
+      sends.mockRestore();
+      for (const port of await cluster.masters())
+        await cluster.cli(port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', toId);
+    }
+    const written = (await cluster.cli(to, 'XRANGE', migrating, '-', '+')).split('\n');
+    expect(written.filter((l) => ['before', 'first', 'second'].includes(l))).toEqual(['before', 'first', 'second']);
+  });
+
   async function pendingOf(stream: string): Promise<number> {
     const [n] = (await client.xpending(stream, group)) as [number];
     return n;
