@@ -24,14 +24,15 @@ export interface DeadLetter {
 
 /**
  * Deletes the dead letter and, only if it was there, posts its entry to the mailbox and rings
- * the mailbox's bell (what wakes its worker on a Redis Cluster): a replay that comes twice (two
- * operators, a retried request) posts once. KEYS: the dead-letter stream, the mailbox and its
- * bell (one slot: the partition's hash tag; a Redis before 7.0, without shard channels, only
- * skips the ring). ARGV: the dead letter's id, the fields.
+ * the mailbox's bell with the new entry's id (what wakes its worker on a Redis Cluster,
+ * mailbox-bells.ts): a replay that comes twice (two operators, a retried request) posts once.
+ * KEYS: the dead-letter stream, the mailbox and its bell (one slot: the partition's hash tag; a
+ * Redis before 7.0, without shard channels, only skips the ring). ARGV: the dead letter's id,
+ * the fields.
  */
 const REPLAY = `if redis.call('XDEL', KEYS[1], ARGV[1]) == 0 then return false end
 local id = redis.call('XADD', KEYS[2], '*', unpack(ARGV, 2))
-redis.pcall('SPUBLISH', KEYS[3], '1')
+redis.pcall('SPUBLISH', KEYS[3], id)
 return id`;
 
 function fieldsOf(flat: string[]): Map<string, string> {
