@@ -8,6 +8,7 @@ const both = [A, B];
 /** An instance past its first read (which reads everything), A having returned up to `seenA`. */
 function afterFirstRead(seenA = '100-5'): UnreadMailboxes {
   const u = new UnreadMailboxes();
+  u.keepOnly(both);
   expect(u.any(both)).toBe(true);
   const covers = u.take(both);
   expect(covers).toEqual([undefined, undefined]);
@@ -87,10 +88,27 @@ describe('UnreadMailboxes: when a worker on a cluster reads, from its bells', ()
     expect(u.any(both)).toBe(false);
   });
 
-  it('forgets mailboxes no longer followed: their bells wake nothing for the others', () => {
+  it('forgets mailboxes no longer followed: their bells, still heard, wake nothing', () => {
     const u = afterFirstRead();
     u.ring(B, '1');
     u.keepOnly([A]);
     expect(u.any([A])).toBe(false);
+    expect(u.ring(B, '1')).toBe(false);
+    expect(u.ring(B, '999-0')).toBe(false);
+    expect(u.any([A])).toBe(false);
+  });
+
+  it('hears ids that start again below what it had seen, once everything was read again (a failover)', () => {
+    const u = afterFirstRead('900-0');
+    expect(u.ring(A, '500-0')).toBe(false); // below: taken for a late bell
+    u.everything(); // a failed read, a listener back, the block time
+    expect(u.ring(A, '500-0')).toBe(true);
+  });
+
+  it('takes the newest entry a read returned as seen, even below the old one (a mailbox made anew)', () => {
+    const u = afterFirstRead('900-0');
+    const covers = u.take(both); // a read at the block time, which found entries below 900-0
+    u.read(A, covers[0], '50-0', false);
+    expect(u.ring(A, '60-0')).toBe(true);
   });
 });

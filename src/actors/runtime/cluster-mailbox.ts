@@ -24,7 +24,9 @@ type Cursors = ReadonlyArray<{ partition: number; cursor: string }>;
  * A read asks every partition at once without blocking, one XREADGROUP each, in one write per
  * node (node-batch.ts): a round holds what every partition had, as on one Redis. It reads when a
  * mailbox's bell (mailbox-bells.ts) has rung of entries it has not read, when a read came back
- * full, and once per block time (mailbox-unread.ts); otherwise it waits for a bell.
+ * full, at its first read, after a listener was away or a read failed, and at the end of each
+ * block time (mailbox-unread.ts); otherwise it waits for a bell. A pending history (after a
+ * failure, or a partition taken over) is read at once.
  *
  * A partition whose slot has moved (resharding, failover) is followed where MOVED or ASK points
  * (node-batch.ts); a read that fails (its node gone) fails the round, so the worker reads the
@@ -100,8 +102,13 @@ export class ClusterMailbox extends RedisMailboxBase {
         if (now.size > 0 || performance.now() >= deadline) return now;
         continue;
       }
+      if (blockMs === undefined) return new Map();
       const left = deadline - performance.now();
-      if (blockMs === undefined || left <= 0) return new Map();
+      // The block time is up with no bell for us: every mailbox once more (a bell may be lost).
+      if (left <= 0) {
+        this.unread.everything();
+        continue;
+      }
       // No read follows until a bell rings: the acknowledgements go now, and any that come while
       // it waits (a round's settles still on their way) at once.
       this.acks.flush();
@@ -109,8 +116,6 @@ export class ClusterMailbox extends RedisMailboxBase {
       const why = await this.bells.wait(left);
       this.waiting = false;
       if (why === 'interrupted') return new Map();
-      // The block time without a bell: every mailbox once more (a bell may have been lost).
-      if (why === 'timeout') this.unread.everything();
     }
   }
 

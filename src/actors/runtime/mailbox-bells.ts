@@ -15,8 +15,8 @@ export interface BellListener {
  * cover them there: each partition's mailbox is in a slot of its own, and Redis refuses a read
  * over two slots. So every writer that adds entries to a mailbox on a cluster also rings its
  * bell, a shard pub/sub channel in the mailbox's slot (`SPUBLISH <mailbox>:bell <newest id>`,
- * after the entries), and the worker listens on one connection per node to the bells of the
- * partitions it owns there.
+ * after the entries; `1` from an outbox tell, which does not wait for its id), and the worker
+ * listens on one connection per node to the bells of the partitions it owns there.
  *
  * A bell is a hint, never the message: the worker reads the mailboxes themselves when one rings
  * of entries it has not read (mailbox-unread.ts), and every mailbox once per block time without
@@ -76,11 +76,15 @@ export class MailboxBells {
     if (interrupted || this.closed) return 'interrupted';
     let timer: NodeJS.Timeout | undefined;
     const why = await new Promise<'rang' | 'timeout' | 'interrupted'>((resolve) => {
-      this.wake = resolve;
-      timer = setTimeout(() => resolve('timeout'), ms);
+      // Forgotten as it resolves: an interrupt after it, before the worker reads again, is kept.
+      const end = (w: 'rang' | 'timeout' | 'interrupted') => {
+        this.wake = undefined;
+        resolve(w);
+      };
+      this.wake = end;
+      timer = setTimeout(() => end('timeout'), ms);
     });
     clearTimeout(timer);
-    this.wake = undefined;
     return why;
   }
 
@@ -112,6 +116,8 @@ export class MailboxBells {
     this.nodeOf.set(bell, node);
     try {
       const listener = await this.listenerOn(node);
+      // Given up meanwhile (the partition left, or its slot moved): nothing to listen to here.
+      if (this.nodeOf.get(bell) !== node) return;
       listener.bells.add(bell);
       await withTimeout(listener.conn.ssubscribe(bell), LISTEN_TIMEOUT_MS);
     } catch {

@@ -3,7 +3,7 @@ import { compareStreamIds, isStreamId } from './stream-id.js';
 /**
  * Whether a worker's mailboxes on a Redis Cluster may hold entries it has not read, from their
  * bells (mailbox-bells.ts). A bell carries the id of the newest entry its writer added (or `1`
- * when the writer does not know it: an outbox tell, a dead-letter replay). The worker reads when
+ * when the writer does not know it: an outbox tell). The worker reads when
  * a bell tells of an entry newer than any it has read in that mailbox, when a read came back full
  * (more may wait), at its first read, after a listener was away, and once per block time without
  * a bell (a bell may be lost); otherwise it waits.
@@ -21,10 +21,13 @@ export class UnreadMailboxes {
   private readonly rung = new Map<string, string>();
   /** Mailboxes rung without an id, or whose last read came back full. */
   private readonly unknown = new Set<string>();
+  /** The mailboxes read now (keepOnly); a bell of another, still heard, wakes nothing. */
+  private followed = new Set<string>();
   private all = true;
 
   /** A bell rang; whether it tells of entries not read yet (what should wake the worker). */
   ring(mailbox: string, message: string): boolean {
+    if (!this.followed.has(mailbox)) return false;
     if (!isStreamId(message)) {
       this.unknown.add(mailbox);
       return true;
@@ -36,9 +39,14 @@ export class UnreadMailboxes {
     return true;
   }
 
-  /** Every mailbox is read next (a listener back, a block time without a bell, a failed read). */
+  /**
+   * Every mailbox is read next (a listener back, a block time without a bell, a failed read), and
+   * what was seen is forgotten until then: after a failover or a mailbox made anew, ids may start
+   * again below it, and their bells would be passed over.
+   */
   everything(): void {
     this.all = true;
+    this.seen.clear();
   }
 
   /** Whether any of these mailboxes is due a read. */
@@ -65,9 +73,10 @@ export class UnreadMailboxes {
    * whether it returned as many as it asked for (then more may wait, with no bell to come).
    */
   read(mailbox: string, covers: string | undefined, newest: string | undefined, full: boolean): void {
-    let seen = this.seen.get(mailbox);
-    for (const id of [covers, newest])
-      if (id !== undefined && (seen === undefined || compareStreamIds(id, seen) > 0)) seen = id;
+    // Entries returned are the newest delivered, even below an older `seen` (ids that started
+    // again after a failover): what this read found and covered replaces it.
+    let seen = newest === undefined ? this.seen.get(mailbox) : newest;
+    if (covers !== undefined && (seen === undefined || compareStreamIds(covers, seen) > 0)) seen = covers;
     if (seen !== undefined) this.seen.set(mailbox, seen);
     const rung = this.rung.get(mailbox);
     // A bell that came while the read was out, for entries the read returned.
@@ -75,10 +84,12 @@ export class UnreadMailboxes {
     if (full) this.unknown.add(mailbox);
   }
 
-  /** Forgets mailboxes no longer followed (a partition given up). */
+  /** The mailboxes read from now on; the others are forgotten (a partition given up). */
   keepOnly(mailboxes: readonly string[]): void {
+    if (mailboxes.length === this.followed.size && mailboxes.every((m) => this.followed.has(m))) return;
     const kept = new Set(mailboxes);
     for (const map of [this.seen, this.rung]) for (const m of map.keys()) if (!kept.has(m)) map.delete(m);
     for (const m of this.unknown) if (!kept.has(m)) this.unknown.delete(m);
+    this.followed = kept;
   }
 }

@@ -76,8 +76,9 @@ export class NodePipe {
   ) {}
 
   /**
-   * Sends the commands in one write. Their replies come in order, each to its command, before any
-   * later batch's: callbacks, not promises, so that a caller acting on a reply (following a
+   * Sends the commands, written with every other batch of this event-loop turn in one write (in
+   * the turn's check phase). Their replies come in order, each to its command, before any later
+   * batch's: callbacks, not promises, so that a caller acting on a reply (following a
    * redirection) does so before the next reply is handled.
    */
   send(commands: readonly PipedCommand[]): void {

@@ -89,8 +89,9 @@ export async function ussdHop(d: HopDeps, sent: UssdRequest): Promise<string> {
       return endLine('common.unavailable');
     }
     // The session has moved on whatever happens here: a list the operators read cannot cost
-    // the phone its screen, nor hold it back. Not awaited: the touch is queued on the gateway's
-    // Redis connection before this reply leaves, so a later list through this gateway sees it.
+    // the phone its screen, nor hold it back. Not awaited: the touch goes with this event-loop
+    // turn's others, on the connection a list through this gateway takes after it (on a
+    // cluster, the node's own: live-sessions.ts).
     void d.live
       .touch(
         {

@@ -51,7 +51,7 @@ const FORGET_PER_LIST = 5_000;
  * hash of summaries in Redis, written by whichever gateway served the hop, in one of 16 shards
  * by session id (keys.ts). A session idle past the limit, or ended, drops out.
  *
- * On a Redis Cluster a turn's hops are plain commands (ZADD and HSET per hop; TOUCH for an ended
+ * On a Redis Cluster a turn's hops are plain commands (HSET and ZADD per hop; TOUCH for an ended
  * one, which must check its phone), in one write per node (node-batch.ts), where one script per
  * shard was up to 16 ioredis calls a turn, about one per hop at 150 sessions. The lists and counts
  * take the same connections, so a gateway's list comes after the hops it has recorded.
@@ -99,9 +99,12 @@ export class LiveSessions {
         return [
           { key: index, name: 'eval', args: [TOUCH, 2, index, summaries, 1, at, s.sessionId, '', s.phoneNumber, '1'] },
         ];
+      // The summary first: should another gateway end the session between the two, what is left
+      // is an index entry without a summary, which lists drop and forget once idle; a summary
+      // without its index entry would never be forgotten.
       return [
-        { key: index, name: 'zadd', args: [index, at, s.sessionId] },
         { key: index, name: 'hset', args: [summaries, s.sessionId, JSON.stringify(s)] },
+        { key: index, name: 'zadd', args: [index, at, s.sessionId] },
       ];
     });
     await Promise.all(sendPerNode(cluster, commands));

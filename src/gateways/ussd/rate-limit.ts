@@ -27,8 +27,7 @@ const COUNTER_TTL_MS = 61_000;
  * On a Redis Cluster every phone's counter is in a slot of its own, so a turn's script would be
  * a call per phone: about one per hop, each an ioredis command (~10 µs of the gateway) and a Lua
  * call in Redis. There the turn's counters go as plain commands instead, in one write per node
- * (node-batch.ts): per phone, `SET key 0 PX 61000 NX` (the counter and its expiry, on its first
- * request of the minute) and `INCR key`.
+ * (node-batch.ts): per phone, `INCR key` and `PEXPIRE key 61000 NX` (its expiry, if it has none).
  */
 export class PhoneRateLimit {
   /** Phone → key digest: the same few thousand phones come back hop after hop. */
@@ -66,19 +65,20 @@ export class PhoneRateLimit {
 }
 
 /**
- * Counts on a cluster, without a script: SET NX creates a minute's counter with its expiry, and
- * INCR counts. The key names its minute, so a counter is asked for only within the 61 s it lives:
- * none can expire between the two and come back without an expiry.
+ * Counts on a cluster, without a script: INCR counts (and makes a minute's counter), and
+ * `PEXPIRE … NX` gives it its expiry if it has none, so a counter INCR made anew (even one that
+ * expired a moment before, with gateways' clocks apart) never stays. Sent together on one
+ * connection, Redis runs them back to back. `NX` needs Redis 7.0, as the cluster path's bells do.
  */
 async function countOnNodes(cluster: Cluster, keys: readonly string[]): Promise<number[]> {
   const answers = await Promise.all(
     sendPerNode(
       cluster,
       keys.flatMap((key) => [
-        { key, name: 'set', args: [key, 0, 'PX', COUNTER_TTL_MS, 'NX'] },
         { key, name: 'incr', args: [key] },
+        { key, name: 'pexpire', args: [key, COUNTER_TTL_MS, 'NX'] },
       ]),
     ),
   );
-  return keys.map((_, i) => answers[2 * i + 1] as number);
+  return keys.map((_, i) => answers[2 * i] as number);
 }
