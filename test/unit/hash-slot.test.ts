@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { groupBySlot, hashSlot, perSlot } from '../../src/actors/runtime/hash-slot.js';
 
@@ -8,6 +9,24 @@ describe('hashSlot', () => {
     expect(hashSlot('foo')).toBe(12182);
     // UTF-8 bytes, not UTF-16 code units.
     expect(hashSlot('héllo')).toBe(11061);
+  });
+
+  it('agrees with a bit-by-bit CRC16 of the UTF-8 bytes for any key, ASCII or not', () => {
+    const slow = (key: string) => {
+      let crc = 0;
+      for (const byte of Buffer.from(key, 'utf8')) {
+        crc ^= byte << 8;
+        for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+      }
+      return crc % 16384;
+    };
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' })), (key) => {
+        const untagged = key.replace(/[{}]/g, '');
+        expect(hashSlot(untagged)).toBe(slow(untagged));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 
   it('hashes only the hash tag when there is one, and the whole key when it is empty', () => {

@@ -17,13 +17,29 @@ function crc16(bytes: Uint8Array): number {
   return crc;
 }
 
+/**
+ * CRC16 of an ASCII string's characters (its UTF-8 bytes), or -1 if it has another character:
+ * hearth's keys are ASCII, and a Buffer per key was a gateway's most frequent allocation on a
+ * cluster (every command's slot, twice).
+ */
+function crc16Ascii(key: string): number {
+  let crc = 0;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c > 0x7f) return -1;
+    crc = ((crc << 8) & 0xffff) ^ table[((crc >> 8) ^ c) & 0xff]!;
+  }
+  return crc;
+}
+
 export function hashSlot(key: string): number {
   const open = key.indexOf('{');
   if (open >= 0) {
     const close = key.indexOf('}', open + 1);
     if (close > open + 1) key = key.slice(open + 1, close);
   }
-  return crc16(Buffer.from(key, 'utf8')) % 16384;
+  const ascii = crc16Ascii(key);
+  return (ascii >= 0 ? ascii : crc16(Buffer.from(key, 'utf8'))) % 16384;
 }
 
 /** Items by the hash slot of their key, each group in the items' order. */
