@@ -123,17 +123,33 @@ describe.skipIf(onCluster)('Redis Cluster batches', () => {
     expect(written.map(([, f]) => f[1])).toEqual(['first', 'a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
   });
 
-  it('follows ASK while a slot migrates: ASKING, then the command, on the importing node', async () => {
-    const migrating = mailbox(400);
-    await client.xadd(migrating, '*', 'n', 'before');
-    const slot = hashSlot(migrating);
+  /**
+   * Leaves a key's slot half-migrated to another master, the key already moved (its old node
+   * answers ASK for it, the client's map still names the old node); `finish` gives the slot to
+   * the new node everywhere.
+   */
+  async function migrateKeyOnly(key: string): Promise<{ to: number; finish: () => Promise<void> }> {
+    const slot = hashSlot(key);
     const from = await cluster.masterOf(slot);
     const to = (await cluster.masters()).find((m) => m !== from)!;
     const idOf = async (port: number) => (await cluster.cli(port, 'CLUSTER', 'MYID')).trim();
     const [fromId, toId] = [await idOf(from), await idOf(to)];
     await cluster.cli(to, 'CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', fromId);
     await cluster.cli(from, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', toId);
-    await cluster.cli(from, 'MIGRATE', '127.0.0.1', String(to), '', '0', '5000', 'KEYS', migrating);
+    await cluster.cli(from, 'MIGRATE', '127.0.0.1', String(to), '', '0', '5000', 'KEYS', key);
+    return {
+      to,
+      finish: async () => {
+        for (const port of await cluster.masters())
+          await cluster.cli(port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', toId);
+      },
+    };
+  }
+
+  it('follows ASK while a slot migrates: ASKING, then the command, on the importing node', async () => {
+    const migrating = mailbox(400);
+    await client.xadd(migrating, '*', 'n', 'before');
+    const { to, finish } = await migrateKeyOnly(migrating);
     try {
       // The map still says the old node; the key is on the new one: the old node answers ASK.
       const sends = vi.spyOn(NodePipe.prototype, 'send');
@@ -144,8 +160,7 @@ describe.skipIf(onCluster)('Redis Cluster batches', () => {
       sends.mockRestore();
       expect(id).toMatch(/^\d+-\d+$/);
     } finally {
-      for (const port of await cluster.masters())
-        await cluster.cli(port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', toId);
+      await finish();
     }
     expect((await cluster.cli(to, 'XRANGE', migrating, '-', '+')).split('\n')).toEqual(
       expect.arrayContaining(['before', 'during']),
@@ -155,14 +170,7 @@ describe.skipIf(onCluster)('Redis Cluster batches', () => {
   it("sends a key's later command straight behind an ASK it followed: ASKING, then the command, in order", async () => {
     const migrating = mailbox(450);
     await client.xadd(migrating, '*', 'n', 'before');
-    const slot = hashSlot(migrating);
-    const from = await cluster.masterOf(slot);
-    const to = (await cluster.masters()).find((m) => m !== from)!;
-    const idOf = async (port: number) => (await cluster.cli(port, 'CLUSTER', 'MYID')).trim();
-    const [fromId, toId] = [await idOf(from), await idOf(to)];
-    await cluster.cli(to, 'CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', fromId);
-    await cluster.cli(from, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', toId);
-    await cluster.cli(from, 'MIGRATE', '127.0.0.1', String(to), '', '0', '5000', 'KEYS', migrating);
+    const { to, finish } = await migrateKeyOnly(migrating);
     // Called with each pipe as `this`, below.
     // eslint-disable-next-line @typescript-eslint/unbound-method
     const original = NodePipe.prototype.send;
@@ -189,8 +197,7 @@ describe.skipIf(onCluster)('Redis Cluster batches', () => {
       ]);
     } finally {
       sends.mockRestore();
-      for (const port of await cluster.masters())
-        await cluster.cli(port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', toId);
+      await finish();
     }
     const written = (await cluster.cli(to, 'XRANGE', migrating, '-', '+')).split('\n');
     expect(written.filter((l) => ['before', 'first', 'second'].includes(l))).toEqual(['before', 'first', 'second']);
