@@ -1,7 +1,9 @@
 import { partitionOf } from '../actors/runtime/keys.js';
 import {
   FencedError,
+  factKey,
   fenceKey,
+  type FactRef,
   type BatchCommit,
   type IdleRetirement,
   type SnapshotStore,
@@ -20,6 +22,8 @@ export class MemorySnapshotStore implements SnapshotStore {
   /** Outbox rows and records written, by their unique keys (as the tables' conflict targets). */
   readonly outbox = new Map<string, { type: string; topic: string; payload: unknown }>();
   readonly records = new Map<string, { type: string; key: string; kind: string; body: unknown }>();
+  /** Facts, by type and {@link factKey}. */
+  readonly facts = new Map<string, unknown>();
   /** Read model rows, by table and actor key. */
   readonly views = new Map<string, Map<string, Record<string, unknown>>>();
 
@@ -38,6 +42,15 @@ export class MemorySnapshotStore implements SnapshotStore {
         });
     }
     return Promise.resolve(slots);
+  }
+
+  loadFacts(type: string, refs: readonly FactRef[]): Promise<Map<string, unknown>> {
+    const found = new Map<string, unknown>();
+    for (const r of refs) {
+      const body = this.facts.get(`${type}\u0000${factKey(r.key, r.id)}`);
+      if (body !== undefined) found.set(factKey(r.key, r.id), copy(body));
+    }
+    return Promise.resolve(found);
   }
 
   takeFence(type: string, partition: number, owner: string): Promise<number> {
@@ -64,10 +77,6 @@ export class MemorySnapshotStore implements SnapshotStore {
     for (const b of writing) {
       for (const [key, slot] of b.dirty) {
         const now = this.snapshots.get(`${b.type}\u0000${key}`);
-        // actor_snapshots.state is NOT NULL: an actor's state is never stored as absent.
-        if (slot.state === undefined || slot.state === null) {
-          return Promise.reject(new Error(`a snapshot of ${b.type}/${key} has no state`));
-        }
         if (now && (now.epoch > b.epoch || now.version >= slot.version)) {
           return Promise.reject(new FencedError('hearth commit aborted: a snapshot did not advance'));
         }
@@ -76,7 +85,8 @@ export class MemorySnapshotStore implements SnapshotStore {
     for (const b of writing) {
       for (const [key, slot] of b.dirty) {
         this.snapshots.set(`${b.type}\u0000${key}`, {
-          state: copy(slot.state),
+          // An actor with no state that emitted effects keeps JSON null, as the PostgreSQL store.
+          state: copy(slot.state) ?? null,
           version: slot.version,
           lastMsgId: slot.lastMsgId,
           epoch: b.epoch,
@@ -94,6 +104,11 @@ export class MemorySnapshotStore implements SnapshotStore {
       for (const o of b.outbox) {
         const id = `${b.type}\u0000${o.key}\u0000${o.msgId}\u0000${o.seq}`;
         if (!this.outbox.has(id)) this.outbox.set(id, { type: b.type, topic: o.topic, payload: copy(o.payload) });
+      }
+      for (const f of b.facts ?? []) {
+        const id = `${b.type}\u0000${factKey(f.key, f.id)}`;
+        if (f.body === null || f.body === undefined) this.facts.delete(id);
+        else this.facts.set(id, copy(f.body));
       }
       for (const r of b.records ?? []) {
         const id = `${b.type}\u0000${r.kind}\u0000${r.id}`;

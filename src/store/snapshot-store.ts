@@ -1,4 +1,11 @@
-import { FencedError, fenceKey, type BatchCommit, type SnapshotStore, type Slot } from '../actors/runtime/ports.js';
+import {
+  FencedError,
+  factKey,
+  fenceKey,
+  type BatchCommit,
+  type SnapshotStore,
+  type Slot,
+} from '../actors/runtime/ports.js';
 import type { Sql } from './db.js';
 import { retireIdle } from './retire-idle.js';
 import { viewDocuments, viewWrites } from './view-writes.js';
@@ -31,6 +38,18 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
         });
       }
       return slots;
+    },
+
+    async loadFacts(type, refs) {
+      const facts = new Map<string, unknown>();
+      if (refs.length === 0) return facts;
+      // One primary-key probe per fact, as the snapshots above.
+      const rows = await sql<{ key: string; id: string; body: unknown }[]>`
+        SELECT f.key, f.id, f.body
+        FROM jsonb_to_recordset(${JSON.stringify(refs)}::text::jsonb) AS r(key text, id text)
+        JOIN actor_facts f ON f.type = ${type} AND f.id = r.id AND f.key = r.key`;
+      for (const row of rows) facts.set(factKey(row.key, row.id), row.body);
+      return facts;
     },
 
     async takeFence(type, partition, owner) {
@@ -80,7 +99,7 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
           JOIN fence f ON f.type = x.type AND f.partition = x.partition
         ), snap AS (
           INSERT INTO actor_snapshots (type, key, version, state, last_msg_id, epoch)
-          SELECT i.type, i.key, i.version, i.state, i.msg, i.epoch FROM input i
+          SELECT i.type, i.key, i.version, coalesce(i.state, 'null'::jsonb), i.msg, i.epoch FROM input i
           ON CONFLICT (type, key) DO UPDATE
             SET version = EXCLUDED.version, state = EXCLUDED.state, last_msg_id = EXCLUDED.last_msg_id,
                 epoch = EXCLUDED.epoch, updated_at = now()
@@ -102,12 +121,26 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
           JOIN fence f ON f.type = x.type AND f.partition = x.partition
           ON CONFLICT (actor_type, kind, record_id) DO NOTHING
           RETURNING 1
+        ), fact_input AS (
+          SELECT x.type, x.key, x.id, x.body
+          FROM jsonb_to_recordset(${doc.facts}::text::jsonb) AS x(type text, partition int, key text, id text, body jsonb)
+          JOIN fence f ON f.type = x.type AND f.partition = x.partition
+        ), fact_up AS (
+          INSERT INTO actor_facts (type, id, key, body)
+          SELECT type, id, key, body FROM fact_input WHERE body IS NOT NULL
+          ON CONFLICT (type, id, key) DO UPDATE SET body = EXCLUDED.body
+          RETURNING 1
+        ), fact_del AS (
+          DELETE FROM actor_facts a USING fact_input i
+          WHERE i.body IS NULL AND a.type = i.type AND a.id = i.id AND a.key = i.key
+          RETURNING 1
         ) ${viewWrites(sql, views)}
         SELECT (SELECT json_agg(json_build_object('type', type, 'partition', partition)) FROM fence) AS held,
                CASE WHEN (SELECT count(*) FROM snap) <> (SELECT count(*) FROM input)
                     THEN hearth_abort('a snapshot did not advance (written by another owner)') END AS guard,
                (SELECT count(*) FROM ob) AS outboxed,
-               (SELECT count(*) FROM rec) AS recorded`.catch((err: unknown) => {
+               (SELECT count(*) FROM rec) AS recorded,
+               (SELECT count(*) FROM fact_up) + (SELECT count(*) FROM fact_del) AS facts`.catch((err: unknown) => {
         if (err instanceof Error && err.message.includes('hearth commit aborted')) throw new FencedError(err.message);
         throw err;
       });
@@ -119,10 +152,10 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
   };
 }
 
-/** A group commit as four JSON documents (arrays of rows), one per list the statement unpacks. */
+/** A group commit as five JSON documents (arrays of rows), one per list the statement unpacks. */
 function commitDocument(
   batches: readonly BatchCommit[],
-): Record<'batches' | 'snapshots' | 'outbox' | 'records', string> {
+): Record<'batches' | 'snapshots' | 'outbox' | 'records' | 'facts', string> {
   const fenced = batches.map((b) => ({ type: b.type, partition: b.partition, epoch: b.epoch }));
   const snapshots = batches.flatMap((b) =>
     [...b.dirty].map(([key, slot]) => ({
@@ -156,8 +189,12 @@ function commitDocument(
       body: r.body ?? null,
     })),
   );
+  const facts = batches.flatMap((b) =>
+    (b.facts ?? []).map((f) => ({ type: b.type, partition: b.partition, key: f.key, id: f.id, body: f.body ?? null })),
+  );
   return {
     batches: JSON.stringify(fenced),
+    facts: JSON.stringify(facts),
     snapshots: JSON.stringify(snapshots),
     outbox: JSON.stringify(outbox),
     records: JSON.stringify(records),

@@ -25,6 +25,7 @@ describe('migrations', () => {
       SELECT table_name FROM information_schema.tables WHERE table_schema = ${env.schema} ORDER BY table_name`;
     expect(tables.map((t) => t.table_name)).toEqual([
       'account_views',
+      'actor_facts',
       'actor_records',
       'actor_snapshots',
       'api_keys',

@@ -87,21 +87,60 @@ export function snapshotStoreSuite(
       expect(loaded.has('b')).toBe(false);
     });
 
-    it('refuses a snapshot without a state, and writes nothing of its commit', async () => {
+    it('keeps a snapshot without a state as no state, with its version and last message id', async () => {
+      // An actor whose first message emitted effects but set no state: its message id must stay
+      // (a redelivery is then skipped, not emitted twice), and it still has no state to load.
       const { store, type } = await fresh();
       const epoch = await store.takeFence(type, 0, 'w1');
-      await store.commit(batch(type, epoch, [['a', 1, { v: 1 }]]));
+      await store.commit(batch(type, epoch, [['a', 1, undefined]]));
+      expect((await store.load(type, ['a'])).get('a')).toEqual({ state: undefined, version: 1, lastMsgId: '1-0' });
+      await store.commit(batch(type, epoch, [['a', 2, { v: 2 }]]));
+      expect((await store.load(type, ['a'])).get('a')).toEqual({ state: { v: 2 }, version: 2, lastMsgId: '2-0' });
+    });
+
+    it('writes facts with their snapshots, the last body of each, deletes a fact given null, and none when fenced', async () => {
+      const { store, type } = await fresh();
+      const first = await store.takeFence(type, 0, 'w1');
+      const withFacts = (b: BatchCommit, facts: Array<[string, string, unknown]>): BatchCommit => ({
+        ...b,
+        facts: facts.map(([key, id, body]) => ({ key, id, body })),
+      });
+      await store.commit(
+        withFacts(batch(type, first, [['a', 1, 's']]), [
+          ['a', 'step:1', { n: 1 }],
+          ['a', 'step:2', true],
+          ['b', 'step:1', 'of b'],
+        ]),
+      );
+      const refs = [
+        { key: 'a', id: 'step:1' },
+        { key: 'a', id: 'step:2' },
+        { key: 'a', id: 'step:3' },
+        { key: 'b', id: 'step:1' },
+      ];
+      const loaded = await store.loadFacts(type, refs);
+      expect(Object.fromEntries(loaded)).toEqual({
+        'a\u0000step:1': { n: 1 },
+        'a\u0000step:2': true,
+        'b\u0000step:1': 'of b',
+      });
+      await store.commit(
+        withFacts(batch(type, first, [['a', 2, 's2']]), [
+          ['a', 'step:1', null],
+          ['a', 'step:2', { changed: true }],
+        ]),
+      );
+      const again = await store.loadFacts(type, refs);
+      expect(again.has('a\u0000step:1')).toBe(false);
+      expect(again.get('a\u0000step:2')).toEqual({ changed: true });
+      const second = await store.takeFence(type, 0, 'w2');
+      expect(second).toBeGreaterThan(first);
       await expect(
-        store.commit(
-          batch(type, epoch, [
-            ['b', 1, 'kept?'],
-            ['a', 2, undefined],
-          ]),
-        ),
-      ).rejects.toThrow();
-      const loaded = await store.load(type, ['a', 'b']);
-      expect(loaded.get('a')).toEqual({ state: { v: 1 }, version: 1, lastMsgId: '1-0' });
-      expect(loaded.has('b')).toBe(false);
+        store.commit(withFacts(batch(type, first, [['a', 3, 's3']]), [['a', 'step:9', 1]])),
+      ).rejects.toBeInstanceOf(FencedError);
+      expect((await store.loadFacts(type, [{ key: 'a', id: 'step:9' }])).size).toBe(0);
+      // Facts of another type are not this one's.
+      expect((await store.loadFacts(`${type}-other`, refs)).size).toBe(0);
     });
 
     const withView = (

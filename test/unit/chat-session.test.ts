@@ -9,6 +9,7 @@ const ctx: ActorContext = {
   msgId: '1-0',
   now: new Date('2026-11-22T10:00:00Z'),
   id: () => 'x',
+  fact: () => undefined,
 };
 const create = {
   kind: 'create' as const,

@@ -42,6 +42,7 @@ function setup(o: { mailbox?: (m: Mailbox) => Mailbox; store?: MemorySnapshotSto
   const counted: SnapshotStore = {
     ...store,
     load: (t, k) => store.load(t, k),
+    loadFacts: (t, r) => store.loadFacts(t, r),
     takeFence: (t, p, w) => store.takeFence(t, p, w),
     commit: (b) => store.commit(b),
     retireIdle: (r) => store.retireIdle(r),

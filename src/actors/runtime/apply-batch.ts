@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import type { MailboxEntry } from './entry-codec.js';
 import { compareStreamIds } from './stream-id.js';
 import type { ActorContext, ActorDefinition, ActorRejection } from './types.js';
-import type { OutboxRow, OutgoingReply, PoisonMessage, RecordRow, Slot } from './ports.js';
+import {
+  factKey,
+  type FactRow,
+  type OutboxRow,
+  type OutgoingReply,
+  type PoisonMessage,
+  type RecordRow,
+  type Slot,
+} from './ports.js';
 
 /** An actor's state as the worker holds it between batches. */
 export const emptySlot = (): Slot => ({ state: undefined, version: 0, lastMsgId: '0-0' });
@@ -12,6 +20,8 @@ export interface BatchOutcome {
   dirty: Map<string, Slot>;
   outbox: OutboxRow[];
   records: RecordRow[];
+  /** Facts written, by {@link factKey}: the last write of each (one row per fact per commit). */
+  facts: Map<string, FactRow>;
   /** The read model row of each dirty key (only for a type with a read model). */
   views: Map<string, Record<string, unknown> | undefined>;
   replies: OutgoingReply[];
@@ -25,6 +35,7 @@ export const emptyOutcome = (): BatchOutcome => ({
   dirty: new Map(),
   outbox: [],
   records: [],
+  facts: new Map(),
   views: new Map(),
   replies: [],
   poison: [],
@@ -42,19 +53,70 @@ function rejectionReply(entry: MailboxEntry, rejection: ActorRejection): Outgoin
   return { stream: entry.reply, corr: entry.corr, ok: false, body: JSON.stringify(rejection) };
 }
 
+type Parsed = { ok: true; msg: { kind: string } } | { ok: false; rejection: ActorRejection };
+
+/** Each entry's message, parsed once: the facts a round loads are named by the parsed messages. */
+const parsedEntries = new WeakMap<MailboxEntry, Parsed>();
+
+export function parseEntry(def: ActorDefinition, entry: MailboxEntry): Parsed {
+  const known = parsedEntries.get(entry);
+  if (known) return known;
+  let result: Parsed;
+  try {
+    const msg = def.messages.safeParse(JSON.parse(entry.body));
+    result = msg.success
+      ? { ok: true, msg: msg.data }
+      : {
+          ok: false,
+          rejection: {
+            code: 'VALIDATION_FAILED',
+            message: 'invalid message',
+            details: msg.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+          },
+        };
+  } catch {
+    result = { ok: false, rejection: { code: 'INVALID_JSON', message: 'message body is not JSON' } };
+  }
+  parsedEntries.set(entry, result);
+  return result;
+}
+
+/** The facts a batch's messages need (FactsPolicy.needs), each once. */
+export function factsNeeded(
+  def: ActorDefinition,
+  entries: readonly MailboxEntry[],
+): Array<{ key: string; id: string }> {
+  if (!def.facts) return [];
+  const wanted = new Map<string, { key: string; id: string }>();
+  for (const entry of entries) {
+    const parsed = parseEntry(def, entry);
+    if (!parsed.ok) continue;
+    for (const id of def.facts.needs(parsed.msg)) wanted.set(factKey(entry.key, id), { key: entry.key, id });
+  }
+  return [...wanted.values()];
+}
+
 /**
  * Applies one batch of mailbox entries, in stream order, to the slots of their keys. Pure apart
- * from reading `slots` (it never mutates them): the caller commits `dirty` and `outbox`, and only
- * then sends `replies` and adopts the new slots.
+ * from reading `slots` and `facts` (it never mutates them): the caller commits `dirty`, `outbox`
+ * and `facts`, and only then sends `replies` and adopts the new slots.
  */
 export function applyBatch(
   def: ActorDefinition,
   entries: readonly MailboxEntry[],
   slots: ReadonlyMap<string, Slot>,
   now: Date,
+  /** The facts loaded for this batch (by factKey); absent ones read as undefined. */
+  facts: ReadonlyMap<string, unknown> = new Map(),
 ): BatchOutcome {
   const outcome = emptyOutcome();
   const current = (key: string): Slot => outcome.dirty.get(key) ?? slots.get(key) ?? emptySlot();
+  const fact = (key: string, id: string): unknown => {
+    const k = factKey(key, id);
+    const written = outcome.facts.get(k);
+    if (written) return written.body ?? undefined;
+    return facts.get(k);
+  };
 
   for (const entry of entries) {
     const slot = current(entry.key);
@@ -62,17 +124,9 @@ export function applyBatch(
       outcome.duplicates++;
       continue;
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(entry.body);
-    } catch {
-      pushReply(outcome, rejectionReply(entry, { code: 'INVALID_JSON', message: 'message body is not JSON' }));
-      continue;
-    }
-    const msg = def.messages.safeParse(parsed);
-    if (!msg.success) {
-      const details = msg.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-      pushReply(outcome, rejectionReply(entry, { code: 'VALIDATION_FAILED', message: 'invalid message', details }));
+    const msg = parseEntry(def, entry);
+    if (!msg.ok) {
+      pushReply(outcome, rejectionReply(entry, msg.rejection));
       continue;
     }
     const ctx: ActorContext = {
@@ -81,12 +135,13 @@ export function applyBatch(
       msgId: entry.id,
       now,
       id: (n = 0) => derivedId(def.type, entry.key, entry.id, n),
+      fact: (id) => fact(entry.key, id),
     };
     let decision;
     let replyBody: string | undefined;
     let viewRow: Record<string, unknown> | undefined;
     try {
-      decision = def.decide(slot.state, msg.data, ctx);
+      decision = def.decide(slot.state, msg.msg, ctx);
       // The read model row is product code too: computed here, a row that throws fails its message.
       if (def.view && decision.state !== undefined && !decision.rejection) viewRow = def.view.row(decision.state);
       // A reply JSON cannot carry (a BigInt, a cycle) fails this message, not the whole batch.
@@ -101,10 +156,18 @@ export function applyBatch(
     }
     const effects = decision.effects ?? [];
     const records = decision.records ?? [];
-    // Effects alone also record the message id, so a redelivery cannot emit them twice.
-    if (decision.state !== undefined || slot.state !== undefined || effects.length > 0 || records.length > 0) {
+    const factWrites = decision.facts ?? [];
+    // A message that changed nothing (a `get`, a repeat answered as it stands) writes nothing:
+    // answered again after a crash, it answers the same.
+    const changed = decision.state !== slot.state || effects.length > 0 || records.length > 0 || factWrites.length > 0;
+    // Effects alone also record the message id, so a redelivery cannot emit them twice: an actor
+    // that still has no state then keeps a snapshot of JSON null (never SQL NULL).
+    if (changed) {
       outcome.dirty.set(entry.key, { state: decision.state, version: slot.version + 1, lastMsgId: entry.id });
       if (def.view) outcome.views.set(entry.key, viewRow);
+    }
+    for (const f of factWrites) {
+      outcome.facts.set(factKey(entry.key, f.id), { key: entry.key, id: f.id, body: f.body ?? null });
     }
     for (const r of records)
       outcome.records.push({ key: entry.key, msgId: entry.id, kind: r.kind, id: r.id, body: r.body });
@@ -115,7 +178,29 @@ export function applyBatch(
       pushReply(outcome, { stream: entry.reply, corr: entry.corr, ok: true, body: replyBody ?? 'null' });
     }
   }
+  if (def.view) dropUnchangedRows(def.view, slots, outcome.views);
   return outcome;
+}
+
+/**
+ * Read model rows are written by what changed: a row equal to the one of the state the batch
+ * started from (a redemption credited on an account whose read row shows only totals, say, is a
+ * change; a swap refused is not) is left as it is in its table.
+ */
+function dropUnchangedRows(
+  view: NonNullable<ActorDefinition['view']>,
+  slots: ReadonlyMap<string, Slot>,
+  rows: Map<string, Record<string, unknown> | undefined>,
+): void {
+  for (const [key, row] of rows) {
+    const before = slots.get(key)?.state;
+    if (before === undefined || row === undefined) continue;
+    try {
+      if (JSON.stringify(view.row(before)) === JSON.stringify(row)) rows.delete(key);
+    } catch {
+      // The row of the old state cannot be computed: write the new one, as before.
+    }
+  }
 }
 
 function pushReply(outcome: BatchOutcome, reply: OutgoingReply | undefined): void {

@@ -1,7 +1,7 @@
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import type { OutgoingReply, PoisonMessage, SnapshotStore } from './ports.js';
-import { applyBatch, emptyOutcome, emptySlot, type BatchOutcome } from './apply-batch.js';
+import { applyBatch, emptyOutcome, emptySlot, factsNeeded, type BatchOutcome } from './apply-batch.js';
 import { decodeEntry, type MailboxEntry } from './entry-codec.js';
 import type { PartitionMailbox, RawEntry } from './ports.js';
 import { compareStreamIds } from './stream-id.js';
@@ -49,6 +49,8 @@ export interface Decoded {
   entries: MailboxEntry[];
   deletedIds: string[];
   missing: string[];
+  /** The facts its messages need, loaded for this round (types with facts only; by factKey). */
+  facts?: ReadonlyMap<string, unknown>;
 }
 
 /**
@@ -99,6 +101,27 @@ export async function loadMissing(
 }
 
 /**
+ * Loads what a round needs from the store: the states the caches lack and, for a type with facts,
+ * the facts its messages name. Both in parallel, each one query for all the round's partitions.
+ */
+export async function loadRound(
+  d: Pick<BatchDeps, 'def' | 'store'>,
+  parts: ReadonlyArray<{ cache: SlotCache; decoded: Decoded }>,
+): Promise<void> {
+  await Promise.all([loadMissing(d, parts), loadFacts(d, parts)]);
+}
+
+async function loadFacts(
+  d: Pick<BatchDeps, 'def' | 'store'>,
+  parts: ReadonlyArray<{ decoded: Decoded }>,
+): Promise<void> {
+  if (!d.def.facts) return;
+  const refs = parts.flatMap((p) => factsNeeded(d.def, p.decoded.entries));
+  const facts = refs.length === 0 ? new Map<string, unknown>() : await d.store.loadFacts(d.def.type, refs);
+  for (const p of parts) p.decoded.facts = facts;
+}
+
+/**
  * Applies a decoded partition batch whose states are in the cache: sets aside poison (entries
  * claimed from dead owners more than MAX_DELIVERIES times, unless already applied; entries taken
  * back from a paused owner that later messages of their key overtook), and applies the rest.
@@ -131,7 +154,7 @@ function applyDecoded(
     return false;
   });
 
-  const outcome = applyBatch(d.def, live, cache.view, now);
+  const outcome = applyBatch(d.def, live, cache.view, now, decoded.facts);
   cache.adoptPinned(outcome.dirty);
   const dead = [...poisoned, ...outcome.poison];
   outcome.replies.push(...dead.filter((p) => p.entry.reply).map(failedReply));
@@ -190,6 +213,7 @@ export function mergeApplied(batches: readonly Applied[]): Applied {
     for (const [k, v] of b.outcome.views) merged.outcome.views.set(k, v);
     merged.outcome.outbox.push(...b.outcome.outbox);
     merged.outcome.records.push(...b.outcome.records);
+    for (const [k, f] of b.outcome.facts) merged.outcome.facts.set(k, f);
     merged.outcome.replies.push(...b.outcome.replies);
   }
   return merged;

@@ -31,6 +31,22 @@ export interface RecordRow {
   body: unknown;
 }
 
+/** A fact an actor writes beside its snapshot (types.ts, FactsPolicy); `body` null deletes it. */
+export interface FactRow {
+  key: string;
+  id: string;
+  body: unknown;
+}
+
+/** The identity of one fact of one actor: what a round asks the store for. */
+export interface FactRef {
+  key: string;
+  id: string;
+}
+
+/** Where a fact is in a map of loaded facts. */
+export const factKey = (key: string, id: string): string => `${key}\u0000${id}`;
+
 /** A commit by a worker that no longer owns the partition (its epoch is not the current one). */
 export class FencedError extends Error {
   override readonly name = 'FencedError';
@@ -50,6 +66,8 @@ export interface BatchCommit {
   outbox: readonly OutboxRow[];
   /** Append-only records (absent: none). */
   records?: readonly RecordRow[];
+  /** Facts written or deleted, at most one row per actor and fact id (absent: none). */
+  facts?: readonly FactRow[];
   /** The read model rows of the dirty keys (absent: the type has no read model). */
   view?: { table: string; columns: readonly string[]; rows: readonly ViewRow[] };
 }
@@ -72,6 +90,8 @@ export interface IdleRetirement {
 /** Where actor state lives between batches. */
 export interface SnapshotStore {
   load(type: string, keys: readonly string[]): Promise<Map<string, Slot>>;
+  /** The facts that exist among these, by {@link factKey}. */
+  loadFacts(type: string, refs: readonly FactRef[]): Promise<Map<string, unknown>>;
   /** Makes `owner` the fenced owner of a partition; returns its new epoch. */
   takeFence(type: string, partition: number, owner: string): Promise<number>;
   /** One transaction: fence check, every snapshot, every outbox row. Throws {@link FencedError}. */

@@ -123,6 +123,7 @@ export async function commitThenSettle(
             dirty: a.outcome.dirty,
             outbox: a.outcome.outbox,
             records: a.outcome.records,
+            facts: [...a.outcome.facts.values()],
             view: viewOf(d.def.view, a.outcome.views),
           }),
     ),

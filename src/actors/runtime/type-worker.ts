@@ -4,7 +4,7 @@ import type { BatchCommit, Mailbox, OutageSignal, RawEntry, SnapshotStore } from
 import { Backoff, sleep, sleepUnlessBack } from './backoff.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
 import { readRound, topUpAfter } from './read-top-up.js';
-import { applyParts, decodePartition, loadMissing, type Applied } from './partition-batch.js';
+import { applyParts, decodePartition, loadRound, type Applied } from './partition-batch.js';
 import { commitRound, commitThenSettle, isDataError, newOwned, type Owned, type RoundEnv } from './round-commit.js';
 import { SlotCache } from './slot-cache.js';
 import type { ActorDefinition } from './types.js';
@@ -83,6 +83,10 @@ export class TypeWorker {
   constructor(private readonly d: TypeWorkerDeps) {
     this.upkeep = new MailboxUpkeep(d.options, d.log);
     const policy = d.def.persistence;
+    // A write-behind round applies before the last one's facts are committed: it would load stale ones.
+    if (d.def.facts && policy.mode !== 'commit-before-reply') {
+      throw new Error(`actor type ${d.def.type}: facts need the commit-before-reply policy`);
+    }
     this.writeBehind =
       policy.mode === 'write-behind'
         ? new WriteBehind(
@@ -272,7 +276,7 @@ export class TypeWorker {
     // While isolating an entry PostgreSQL refused, write-behind commits round by round too: a
     // flush would merge the one-entry rounds again and never single the entry out.
     if (this.d.def.persistence.mode === 'commit-before-reply' || this.isolating > 0) {
-      await loadMissing(this.d, parts);
+      await loadRound(this.d, parts);
       await this.commitThenSettleLater(await applyParts(this.d, parts, now));
       return;
     }

@@ -14,6 +14,12 @@ export interface ActorContext {
    * before commit) yields the same ids, so replies and ledger entries stay stable.
    */
   id(n?: number): string;
+  /**
+   * A fact of this actor (see {@link FactsPolicy}), if it has one: only the ids its definition's
+   * `facts.needs` named for this message are loaded; any other id reads as absent. Facts written
+   * by earlier messages of the same batch are seen.
+   */
+  fact(id: string): unknown;
 }
 
 export interface ActorRejection {
@@ -44,6 +50,27 @@ export interface Decision<S> {
   rejection?: ActorRejection;
   effects?: OutboxEffect[];
   records?: RecordEffect[];
+  /** Facts to write (`body` null deletes one), in the same commit as the state. */
+  facts?: FactWrite[];
+}
+
+/** A fact an actor writes beside its snapshot; `body` null deletes it. */
+export interface FactWrite {
+  id: string;
+  body: unknown;
+}
+
+/**
+ * What an actor keeps beside its snapshot, looked up by id: whatever grows with its history
+ * (applied step ids, pending credits, remembered outcomes, ITMO claims). A snapshot then holds
+ * totals and bounded windows only, and a message costs the same on day 300 as on day 1: the
+ * runtime loads, before `decide`, just the facts each message names (one indexed query a round),
+ * and writes the facts a decision returns in the same commit as its snapshot. Only for
+ * commit-before-reply types (a round's facts are committed before the next round loads any).
+ */
+interface FactsPolicy<M> {
+  /** The fact ids `decide` may read for this message (a handful: each is a primary-key probe). */
+  needs(msg: M): readonly string[];
 }
 
 /**
@@ -87,6 +114,7 @@ export interface ActorDefinition<S = unknown, M extends { kind: string } = { kin
   readonly partitions?: number;
   readonly view?: ReadModel<S>;
   readonly retention?: RetentionPolicy;
+  readonly facts?: FactsPolicy<M>;
 }
 
 export function reject(code: ErrorCode, message: string, details?: unknown): ActorRejection {
