@@ -5,7 +5,8 @@
  * each process spent per operation. BENCH_PROBE_FLOOR=1 adds the durable floor;
  * BENCH_PROBE_USSD=50,500 adds USSD hops through a gateway process at those session counts;
  * BENCH_PROBE_CONVERSIONS=64 adds swaps through one pool and conversion sagas over 1,000 accounts at
- * that concurrency.
+ * that concurrency. BENCH_PROBE_REDEMPTIONS=64 adds redemptions spread over 64 suppliers and by one,
+ * with BENCH_PROBE_GROWTH=50000 the growth run (one supplier up to that many unsettled).
  * On a cluster (REDIS_URL=redis+cluster://…) the bare and floor runs are left out: their responder
  * speaks to one Redis.
  * Nothing is written: BENCHMARKS.md comes from `npm run bench`.
@@ -19,6 +20,7 @@ import { bareDurableLimit, bareRedisLimit } from './suites/limits.js';
 import { startClient, startWorker } from './suites/runtime.js';
 import { ussdHops } from './suites/ussd.js';
 import { conversions } from './suites/conversions.js';
+import { growthRun, snapshotBytes, supplierRedemptions } from './suites/suppliers.js';
 import { vacuumAnalyze } from './lib/quiet.js';
 
 const levels = (process.env.BENCH_PROBE_LEVELS ?? '64').split(',').filter(Boolean).map(Number);
@@ -95,6 +97,22 @@ async function main(): Promise<void> {
         const c = await conversions(env, session.client, concurrency, 1_000, () => vacuumAnalyze(env, () => undefined));
         line('swaps', c.swaps);
         line('sagas', c.sagas);
+      }
+      if (process.env.BENCH_PROBE_REDEMPTIONS && round === 0) {
+        const concurrency = Number(process.env.BENCH_PROBE_REDEMPTIONS) || 64;
+        const vacuum = () => vacuumAnalyze(env, () => undefined);
+        const r = await supplierRedemptions(env, session.client, concurrency, vacuum);
+        line('redeem, 64 suppliers', r.spread);
+        line('redeem, one supplier', r.hot);
+        const growth = Number(process.env.BENCH_PROBE_GROWTH ?? 0);
+        if (growth > 0) {
+          const g = await growthRun(env, session.client, concurrency, growth, 10, (l) =>
+            process.stdout.write(`${l}\n`),
+          );
+          process.stdout.write(`  drained in ${g.drainSeconds.toFixed(1)} s\n`);
+        }
+        for (const t of await snapshotBytes(env))
+          process.stdout.write(`  snapshots ${t.type}: ${t.actors} actors, mean ${t.mean} B, max ${t.max} B\n`);
       }
       if (ussdLevels.length > 0) {
         const vacuum = () => vacuumAnalyze(env, () => undefined);

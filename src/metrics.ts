@@ -7,6 +7,7 @@ export interface Metrics {
   readonly httpDuration: Histogram<'method' | 'route'>;
   readonly commitBatchSize: Histogram<'type'>;
   readonly commitDuration: Histogram<'type'>;
+  readonly snapshotBytes: Histogram<'type'>;
   readonly asks: Counter<'type'>;
   readonly asksTimedOut: Counter<'type'>;
   readonly deadLettered: Counter<'type'>;
@@ -69,6 +70,14 @@ export function createMetrics(): Metrics {
       help: 'Messages per group commit',
       labelNames: ['type'],
       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
+      registers,
+    }),
+    // A snapshot must not grow with its actor's history (docs/architecture.md): this shows one that does.
+    snapshotBytes: new Histogram({
+      name: 'hearth_snapshot_bytes',
+      help: 'Size of actor snapshots written, as JSON (one in SNAPSHOT_SAMPLE sampled)',
+      labelNames: ['type'],
+      buckets: [64, 256, 1024, 4096, 16384, 65536, 262144, 1048576],
       registers,
     }),
     commitDuration: new Histogram({

@@ -6,7 +6,12 @@ import { closedLoop, type LevelResult } from '../lib/measure.js';
 const attributes = { batchId: 'bench', issuanceDate: '2026-01-01', expiryDate: '2099-12-31' };
 
 /** Issues `count` vouchers of a large value straight through the voucher actor. */
-async function seed(client: ActorClient, prefix: string, count: number, value: number): Promise<string[]> {
+export async function seedVouchers(
+  client: ActorClient,
+  prefix: string,
+  count: number,
+  value: number,
+): Promise<string[]> {
   const ids: string[] = [];
   for (let start = 0; start < count; start += 500) {
     const batch = Array.from({ length: Math.min(500, count - start) }, (_, i) => `${prefix}-${start + i}`);
@@ -38,8 +43,8 @@ export async function redemptions(
   /** Runs between seeding and measuring (the run vacuums there: autovacuum is off here). */
   afterSeeding: () => Promise<void> = () => Promise.resolve(),
 ): Promise<{ spread: LevelResult; hot: LevelResult }> {
-  const spreadIds = await seed(client, 'spread', 10_000, 1e15);
-  const [hotId] = await seed(client, 'hot', 1, 1e15);
+  const spreadIds = await seedVouchers(client, 'spread', 10_000, 1e15);
+  const [hotId] = await seedVouchers(client, 'hot', 1, 1e15);
   await afterSeeding();
   let n = 0;
   const redeem = (voucherId: string) =>

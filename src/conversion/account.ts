@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { asset, micro, stepId } from './message-fields.js';
 import { tellEffect } from '../actors/tell-effect.js';
-import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
+import { reject, type ActorContext, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
 import { replyTo } from './swap-outcome.js';
 import { ledgerEntry } from '../actors/ledger-effect.js';
 import { actorRef } from '../actors/runtime/actor-ref.js';
 import { poolAccount, shown } from './movement.js';
-import { decideItmo, itmoMessages, type ItmoCertificate, type ItmoClaim, type ItmoHoldings } from './itmo.js';
+import { decideItmo, itmoFactsNeeded, itmoMessages, type ItmoCertificate, type ItmoClaim } from './itmo.js';
+import { pendingFact, stepFact, type PendingCredit } from './account-facts.js';
 
 /**
  * A party's account (docs/design/token-conversion.md): an available balance per asset and the
@@ -14,23 +15,20 @@ import { decideItmo, itmoMessages, type ItmoCertificate, type ItmoClaim, type It
  * bigint is not). Every change names its step id (a saga's `conversion id + step`): a step asked
  * for again after a crash answers as it did the first time and changes nothing, so a saga can
  * drive its steps forward without knowing which of them had landed.
+ *
+ * The snapshot is bounded (docs/architecture.md, "Actor state and its bounds"): what grows with the
+ * account's history lives in facts beside it (account-facts.ts), looked up by id — the steps it
+ * applied, each credit waiting on a claim's decision, its ITMO claims and certificates — so a
+ * supplier with 50,000 redemptions waiting on a regulator pays for a redemption what a new one does.
  */
 export interface AccountState {
+  /** Available, per asset. */
   balances: Record<string, string>;
+  /** Holds in place, by step id: a saga's hold until its capture or release (sagas in flight). */
   holds: Record<string, { asset: string; amount: string }>;
-  /**
-   * Credits waiting on a decision, by step id: a redemption's CARBON until a regulator accepts its
-   * claim (then it is available) or rejects it (then it goes back to the voucher).
-   */
-  pending?: Record<string, { asset: string; amount: string }>;
-  /** An implementer's ITMO claims and certificates (itmo.ts). */
-  itmo?: ItmoHoldings;
-  /** The step ids applied lately, oldest first (RECENT of them): a repeat answers, not applies. */
-  recent: string[];
+  /** Per asset, the total of credits waiting on a claim's decision (each one is a fact). */
+  pendingTotals?: Record<string, string>;
 }
-
-/** How many applied step ids an account remembers: far more than its sagas in flight at once. */
-const RECENT = 1_000;
 
 const accountMessages = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('credit'), id: stepId, asset, amount: micro }),
@@ -74,34 +72,43 @@ export type AccountMessage = z.infer<typeof accountMessages>;
 /** What an account answers: per asset, what is available, held and pending. */
 export interface AccountView {
   balances: Record<string, { available: string; held: string; pending: string }>;
-  itmo?: ItmoHoldings;
-  /** The ids of its ITMO claims and certificates: what the read model finds an account by. */
-  itmoIds?: string[];
 }
 
-const empty: AccountState = { balances: {}, holds: {}, recent: [] };
+const empty: AccountState = { balances: {}, holds: {} };
 
 function view(s: AccountState): AccountView {
   const out: AccountView['balances'] = {};
   const row = (a: string) => (out[a] ??= { available: '0', held: '0', pending: '0' });
   for (const [a, v] of Object.entries(s.balances)) row(a).available = v;
   for (const h of Object.values(s.holds)) row(h.asset).held = String(BigInt(row(h.asset).held) + BigInt(h.amount));
-  for (const p of Object.values(s.pending ?? {})) {
-    row(p.asset).pending = String(BigInt(row(p.asset).pending) + BigInt(p.amount));
-  }
-  if (!s.itmo) return { balances: out };
-  const itmoIds = [...Object.keys(s.itmo.claims), ...Object.keys(s.itmo.certificates)];
-  return { balances: out, itmo: s.itmo, itmoIds };
+  for (const [a, v] of Object.entries(s.pendingTotals ?? {})) row(a).pending = v;
+  return { balances: out };
 }
 
-const plus = (s: AccountState, a: string, by: bigint): Record<string, string> => ({
-  ...s.balances,
-  [a]: String(BigInt(s.balances[a] ?? '0') + by),
+const add = (m: Record<string, string> | undefined, a: string, by: bigint): Record<string, string> => ({
+  ...m,
+  [a]: String(BigInt(m?.[a] ?? '0') + by),
 });
 
-const remembered = (s: AccountState, id: string): string[] => [...s.recent, id].slice(-RECENT);
-/** The step id under which a pending credit's decision is remembered. */
-const settled = (id: string): string => `${id}:settled`;
+/** The facts a message reads: its step, its pending credit, or its ITMO claims and certificate. */
+function factsNeeded(msg: AccountMessage): string[] {
+  switch (msg.kind) {
+    case 'get':
+      return [];
+    case 'credit-pending':
+    case 'settle-pending':
+      return [pendingFact(msg.id)];
+    case 'claim-itmo':
+    case 'request-certificate':
+    case 'decide-certificate':
+      return itmoFactsNeeded(msg);
+    default:
+      return [stepFact(msg.id)];
+  }
+}
+
+/** The step applied, remembered so that the step asked again answers and changes nothing. */
+const applied = (id: string, kind: string) => ({ id: stepFact(id), body: { kind } });
 
 /**
  * An implementer's liquidity into a pool: the amounts leave its available balances, the movement
@@ -128,7 +135,7 @@ function deposit(
     }
     balances = { ...balances, [a]: String(available - BigInt(amount)) };
   }
-  const next = { ...s, balances, recent: remembered(s, msg.id) };
+  const next = { ...s, balances };
   const movement = Object.entries(msg.amounts).flatMap(([a, amount]) => [
     { account: ctx.key, asset: a, amount: `-${amount}` },
     { account: poolAccount(msg.pool), asset: a, amount },
@@ -136,6 +143,7 @@ function deposit(
   return {
     state: next,
     reply: view(next),
+    facts: [applied(msg.id, 'deposit')],
     effects: [
       ledgerEntry('pool.deposited', { pool: msg.pool, step: msg.id, movement, at: ctx.now.toISOString() }),
       tellEffect(
@@ -150,11 +158,12 @@ export const accountActor: ActorDefinition<AccountState, AccountMessage> = {
   type: 'account',
   messages: accountMessages,
   persistence: { mode: 'commit-before-reply' },
+  facts: { needs: factsNeeded },
   decide(state, msg, ctx) {
     const decision = decideAccount(state, msg, ctx);
     return 'replyTo' in msg && msg.replyTo ? toldBack(decision, msg, msg.replyTo) : decision;
   },
-  // The balances a party reads (GET /v1/accounts/{did}), without the saga bookkeeping.
+  // The balances a party reads (GET /v1/accounts/{did}): totals only, without the saga bookkeeping.
   view: { table: 'account_views', columns: ['doc'], row: (s) => ({ doc: view(s) }) },
 };
 
@@ -179,17 +188,22 @@ function toldBack(
 function decideAccount(
   state: AccountState | undefined,
   msg: AccountMessage,
-  ctx: { key: string; now: Date },
+  ctx: ActorContext,
 ): Decision<AccountState> {
   const s = state ?? empty;
   if (msg.kind === 'get') return { state, reply: view(s) };
+  if (msg.kind === 'credit-pending' || msg.kind === 'settle-pending') return decidePending(state, s, msg, ctx);
+  if (msg.kind === 'claim-itmo' || msg.kind === 'request-certificate' || msg.kind === 'decide-certificate') {
+    return decideItmo(s, state, msg, ctx);
+  }
   // A step applied already (or a hold still in place) answers as it stands now.
-  const seen = msg.kind === 'settle-pending' ? s.recent.includes(settled(msg.id)) : s.recent.includes(msg.id);
-  if (seen || (msg.kind === 'hold' && s.holds[msg.id])) return { state, reply: view(s) };
+  if (ctx.fact(stepFact(msg.id)) !== undefined || (msg.kind === 'hold' && s.holds[msg.id])) {
+    return { state, reply: view(s) };
+  }
   switch (msg.kind) {
     case 'credit': {
-      const next = { ...s, balances: plus(s, msg.asset, BigInt(msg.amount)), recent: remembered(s, msg.id) };
-      return { state: next, reply: view(next) };
+      const next = { ...s, balances: add(s.balances, msg.asset, BigInt(msg.amount)) };
+      return { state: next, reply: view(next), facts: [applied(msg.id, 'credit')] };
     }
     case 'hold': {
       const available = BigInt(s.balances[msg.asset] ?? '0');
@@ -204,46 +218,51 @@ function decideAccount(
       }
       const next = {
         ...s,
-        balances: plus(s, msg.asset, -BigInt(msg.amount)),
+        balances: add(s.balances, msg.asset, -BigInt(msg.amount)),
         holds: { ...s.holds, [msg.id]: { asset: msg.asset, amount: msg.amount } },
       };
       return { state: next, reply: view(next) };
     }
-    case 'credit-pending': {
-      const next = {
-        ...s,
-        pending: { ...s.pending, [msg.id]: { asset: msg.asset, amount: msg.amount } },
-        recent: remembered(s, msg.id),
-      };
-      return { state: next, reply: view(next) };
-    }
-    case 'settle-pending': {
-      // The credit's own id is remembered too: a credit that comes after its decision is a repeat.
-      const { [msg.id]: _settled, ...pending } = s.pending ?? {};
-      const balances = msg.outcome === 'accepted' ? plus(s, msg.asset, BigInt(msg.amount)) : s.balances;
-      const recent = s.recent.includes(msg.id) ? s.recent : remembered(s, msg.id);
-      const next = { ...s, balances, pending, recent: [...recent, settled(msg.id)].slice(-RECENT) };
-      return { state: next, reply: view(next) };
-    }
     case 'deposit':
       return deposit(state, msg, ctx);
-    case 'claim-itmo':
-    case 'request-certificate':
-    case 'decide-certificate':
-      return decideItmo(s, state, msg, ctx);
     case 'release':
     case 'capture': {
       const hold = s.holds[msg.id];
       if (!hold) return { state, rejection: reject('NOT_FOUND', `no hold ${msg.id} on this account`) };
       const { [msg.id]: _gone, ...holds } = s.holds;
-      let balances = msg.kind === 'release' ? plus(s, hold.asset, BigInt(hold.amount)) : s.balances;
-      if (msg.kind === 'capture' && msg.credit) {
-        balances = plus({ ...s, balances }, msg.credit.asset, BigInt(msg.credit.amount));
-      }
-      const next = { ...s, balances, holds, recent: remembered(s, msg.id) };
-      return { state: next, reply: view(next) };
+      let balances = msg.kind === 'release' ? add(s.balances, hold.asset, BigInt(hold.amount)) : s.balances;
+      if (msg.kind === 'capture' && msg.credit) balances = add(balances, msg.credit.asset, BigInt(msg.credit.amount));
+      const next = { ...s, balances, holds };
+      return { state: next, reply: view(next), facts: [applied(msg.id, msg.kind)] };
     }
   }
+}
+
+/**
+ * A redemption's CARBON, pending until its claim is decided. Each credit is a fact (its amount
+ * and status), the snapshot keeps the total per asset: a credit told again, or one that arrives
+ * after its decision, changes nothing.
+ */
+function decidePending(
+  state: AccountState | undefined,
+  s: AccountState,
+  msg: AccountMessage & { kind: 'credit-pending' | 'settle-pending' },
+  ctx: ActorContext,
+): Decision<AccountState> {
+  const known = ctx.fact(pendingFact(msg.id)) as PendingCredit | undefined;
+  if (msg.kind === 'credit-pending') {
+    if (known) return { state, reply: view(s) };
+    const next = { ...s, pendingTotals: add(s.pendingTotals, msg.asset, BigInt(msg.amount)) };
+    const credit: PendingCredit = { asset: msg.asset, amount: msg.amount, status: 'pending' };
+    return { state: next, reply: view(next), facts: [{ id: pendingFact(msg.id), body: credit }] };
+  }
+  if (known && known.status !== 'pending') return { state, reply: view(s) };
+  // Its credit counted in the total only if it came first.
+  const pendingTotals = known ? add(s.pendingTotals, known.asset, -BigInt(known.amount)) : s.pendingTotals;
+  const balances = msg.outcome === 'accepted' ? add(s.balances, msg.asset, BigInt(msg.amount)) : s.balances;
+  const next: AccountState = { ...s, balances, ...(pendingTotals ? { pendingTotals } : {}) };
+  const settled: PendingCredit = { asset: msg.asset, amount: msg.amount, status: msg.outcome };
+  return { state: next, reply: view(next), facts: [{ id: pendingFact(msg.id), body: settled }] };
 }
 
 /** How the gateway asks an account: a step answers the balances after it; an ITMO step, its claim or certificate. */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { micro, stepId } from './message-fields.js';
 import { ledgerEntry } from '../actors/ledger-effect.js';
-import { reject, type Decision } from '../actors/runtime/types.js';
+import { reject, type ActorContext, type Decision, type FactWrite } from '../actors/runtime/types.js';
+import { itmoCertificateFact, itmoClaimFact } from './account-facts.js';
 import { burnAccount, CARBON, shown } from './movement.js';
 
 /**
@@ -36,11 +37,6 @@ export interface ItmoCertificate {
   createdAt: string;
 }
 
-export interface ItmoHoldings {
-  claims: Record<string, ItmoClaim>;
-  certificates: Record<string, ItmoCertificate>;
-}
-
 export const itmoMessages = [
   z.strictObject({ kind: z.literal('claim-itmo'), id: stepId, amount: micro }),
   z.strictObject({
@@ -58,30 +54,45 @@ export const itmoMessages = [
     outcome: z.enum(['approved', 'rejected']),
     by: z.string().min(1).max(512),
     reason: z.string().max(500).optional(),
+    /**
+     * The certificate's claims (the gateway reads them from the certificate): the claims are facts
+     * loaded before the decision, so the message names them. Checked against the certificate.
+     */
+    claims: z.array(stepId).min(1).max(500),
   }),
 ] as const;
 
 type ItmoMessage = z.infer<(typeof itmoMessages)[number]>;
 
+/** The facts an ITMO step reads: its claim or certificate, and the claims it names. */
+export function itmoFactsNeeded(msg: ItmoMessage): string[] {
+  if (msg.kind === 'claim-itmo') return [itmoClaimFact(msg.id)];
+  return [itmoCertificateFact(msg.id), ...msg.claims.map(itmoClaimFact)];
+}
+
 /** The part of an account an ITMO step reads and changes. */
 interface Holder {
   balances: Record<string, string>;
-  itmo?: ItmoHoldings;
 }
 
-const none: ItmoHoldings = { claims: {}, certificates: {} };
+const claimOf = (ctx: ActorContext, id: string) => ctx.fact(itmoClaimFact(id)) as ItmoClaim | undefined;
+const certificateOf = (ctx: ActorContext, id: string) =>
+  ctx.fact(itmoCertificateFact(id)) as ItmoCertificate | undefined;
 
+/**
+ * An ITMO step on an account. Claims and certificates are facts of the account, not part of its
+ * snapshot: an implementer's thousandth claim costs what its first did.
+ */
 export function decideItmo<S extends Holder>(
   s: S,
   state: S | undefined,
   msg: ItmoMessage,
-  ctx: { key: string; now: Date },
+  ctx: ActorContext,
 ): Decision<S> {
-  const itmo = s.itmo ?? none;
   const at = ctx.now.toISOString();
   switch (msg.kind) {
     case 'claim-itmo': {
-      const known = itmo.claims[msg.id];
+      const known = claimOf(ctx, msg.id);
       if (known) return { state, reply: known };
       const available = BigInt(s.balances[CARBON] ?? '0');
       if (available < BigInt(msg.amount)) {
@@ -95,24 +106,20 @@ export function decideItmo<S extends Holder>(
         };
       }
       const claim: ItmoClaim = { id: msg.id, units: msg.amount, status: 'claimed', createdAt: at };
-      const next: S = {
-        ...s,
-        balances: { ...s.balances, [CARBON]: String(available - BigInt(msg.amount)) },
-        itmo: { ...itmo, claims: { ...itmo.claims, [msg.id]: claim } },
-      };
+      const next: S = { ...s, balances: { ...s.balances, [CARBON]: String(available - BigInt(msg.amount)) } };
       const movement = [
         { account: ctx.key, asset: CARBON, amount: `-${msg.amount}` },
         { account: burnAccount(CARBON), asset: CARBON, amount: msg.amount },
       ];
       // `ref` names the entry for its proof (GET /v1/itmo-claims/:id): the ledger indexes it.
       const entry = ledgerEntry('itmo.claimed', { ref: msg.id, account: ctx.key, units: msg.amount, movement, at });
-      return { state: next, reply: claim, effects: [entry] };
+      return { state: next, reply: claim, effects: [entry], facts: [{ id: itmoClaimFact(msg.id), body: claim }] };
     }
     case 'request-certificate': {
-      const known = itmo.certificates[msg.id];
+      const known = certificateOf(ctx, msg.id);
       if (known) return { state, reply: known };
       const claims = [...new Set(msg.claims)];
-      const unusable = claims.filter((id) => itmo.claims[id]?.status !== 'claimed');
+      const unusable = claims.filter((id) => claimOf(ctx, id)?.status !== 'claimed');
       if (unusable.length > 0) {
         return {
           state,
@@ -121,27 +128,40 @@ export function decideItmo<S extends Holder>(
           }),
         };
       }
-      const units = claims.reduce((t, id) => t + BigInt(itmo.claims[id]!.units), 0n);
+      const units = claims.reduce((t, id) => t + BigInt(claimOf(ctx, id)!.units), 0n);
       const { kind: _k, ...fields } = msg;
       const cert: ItmoCertificate = { ...fields, claims, units: String(units), status: 'requested', createdAt: at };
-      const next = withClaims(s, itmo, claims, { status: 'certifying', certificate: msg.id }, cert);
       const entry = ledgerEntry('itmo.certificate-requested', { ref: msg.id, account: ctx.key, ...cert });
-      return { state: next, reply: cert, effects: [entry] };
+      const facts = withClaims(ctx, claims, { status: 'certifying', certificate: msg.id }, cert);
+      return { state: s === state ? state : s, reply: cert, effects: [entry], facts };
     }
     case 'decide-certificate': {
-      const cert = itmo.certificates[msg.id];
+      const cert = certificateOf(ctx, msg.id);
       if (!cert) return { state, rejection: reject('ITMO_CERTIFICATE_NOT_FOUND', `no ITMO certificate ${msg.id}`) };
       if (cert.status === msg.outcome) return { state, reply: cert };
       if (cert.status !== 'requested') {
         return { state, rejection: reject('ITMO_CERTIFICATE_DECIDED', `this certificate was ${cert.status} already`) };
       }
-      const decision = { by: msg.by, at, ...(msg.reason ? { reason: msg.reason } : {}) };
+      const named = new Set(msg.claims);
+      if (cert.claims.some((id) => !named.has(id) || !claimOf(ctx, id))) {
+        return {
+          state,
+          rejection: reject(
+            'ITMO_CLAIM_UNAVAILABLE',
+            'the claims named are not those of this certificate: read it again',
+            {
+              claims: cert.claims,
+            },
+          ),
+        };
+      }
+      const { claims: _c, ...rest } = msg;
+      const decision = { by: rest.by, at, ...(rest.reason ? { reason: rest.reason } : {}) };
       const decided: ItmoCertificate = { ...cert, status: msg.outcome, decision };
       const claimStatus =
         msg.outcome === 'approved'
           ? { status: 'certified' as const, certificate: cert.id }
           : { status: 'claimed' as const, certificate: undefined };
-      const next = withClaims(s, itmo, cert.claims, claimStatus, decided);
       const entry = ledgerEntry(`itmo.certificate-${msg.outcome}`, {
         ref: `${msg.id}:decision`,
         certificate: msg.id,
@@ -149,23 +169,22 @@ export function decideItmo<S extends Holder>(
         units: cert.units,
         ...decision,
       });
-      return { state: next, reply: decided, effects: [entry] };
+      return { state, reply: decided, effects: [entry], facts: withClaims(ctx, cert.claims, claimStatus, decided) };
     }
   }
 }
 
-/** The account with its claims set to `to` and the certificate stored. */
-function withClaims<S extends Holder>(
-  s: S,
-  itmo: ItmoHoldings,
+/** The facts of claims set to `to`, and of the certificate. */
+function withClaims(
+  ctx: ActorContext,
   ids: readonly string[],
   to: Pick<ItmoClaim, 'status' | 'certificate'>,
   cert: ItmoCertificate,
-): S {
-  const claims = { ...itmo.claims };
-  for (const id of ids) {
-    const { certificate: _old, ...claim } = claims[id]!;
-    claims[id] = { ...claim, status: to.status, ...(to.certificate ? { certificate: to.certificate } : {}) };
-  }
-  return { ...s, itmo: { claims, certificates: { ...itmo.certificates, [cert.id]: cert } } };
+): FactWrite[] {
+  const claims = ids.map((id) => {
+    const { certificate: _old, ...claim } = claimOf(ctx, id)!;
+    const body: ItmoClaim = { ...claim, status: to.status, ...(to.certificate ? { certificate: to.certificate } : {}) };
+    return { id: itmoClaimFact(id), body };
+  });
+  return [...claims, { id: itmoCertificateFact(cert.id), body: cert }];
 }

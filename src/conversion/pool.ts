@@ -11,26 +11,21 @@ import { replyTo, type SwapOutcome } from './swap-outcome.js';
  * A liquidity pool of two assets (docs/design/token-conversion.md), one actor, so that its swaps
  * are serial and its product exact. Reserves are micro-units as decimal strings (snapshots are
  * JSON). Every swap names its step id (a saga's `conversion id + swap`) and its outcome is
- * remembered, fill or refusal: a swap asked again after a crash answers what it answered first,
- * and the saga settles or compensates the same way whichever time it hears.
+ * remembered, fill or refusal, as a fact beside the snapshot (one per swap, looked up by id,
+ * never in the snapshot): a swap asked again after a crash, however long after, answers what it
+ * answered first, and the saga settles or compensates the same way whichever time it hears.
+ * Deposits are remembered the same way.
  */
 export interface PoolState {
   assets: [string, string];
   reserves: Record<string, string>;
   feeBps: number;
-  /** The latest deposit ids, oldest first: a deposit told again is not added twice. */
-  deposits?: string[];
-  /** Outcomes of the latest swaps by step id, oldest first. */
-  outcomes: Array<[string, SwapOutcome]>;
 }
 
-/**
- * Swap outcomes kept, for a step asked again: the relay posts each tell once (outbox-relay.ts), so
- * a repeat comes only from a saga that sends its step again (the sweep, which does so for a swap
- * only when the ledger has no fill for it: saga-sweep.ts). Each outcome is in every snapshot
- * write, so the memory is kept short: at 5,000 the pool's swaps ran at a third of the rate.
- */
-const RECENT = 1_000;
+/** A swap's outcome, by its step id. */
+const swapFact = (id: string): string => `swap:${id}`;
+/** A deposit applied, by its id. */
+const depositFact = (id: string): string => `deposit:${id}`;
 
 const poolMessages = z.discriminatedUnion('kind', [
   /**
@@ -65,17 +60,20 @@ export const poolActor: ActorDefinition<PoolState, PoolMessage> = {
   type: 'pool',
   messages: poolMessages,
   persistence: { mode: 'commit-before-reply' },
+  facts: {
+    needs: (msg) => (msg.kind === 'swap' ? [swapFact(msg.id)] : msg.kind === 'deposit' ? [depositFact(msg.id)] : []),
+  },
   decide(state, msg, ctx) {
     if (msg.kind === 'get') return { state, reply: state ?? null };
-    if (msg.kind === 'deposit') return deposit(state, msg);
+    if (msg.kind === 'deposit') return deposit(state, msg, ctx.fact(depositFact(msg.id)) !== undefined);
     if (!state) {
       // A saga's swap is answered (it compensates); a direct ask is refused.
       if (!msg.replyTo) return { state, rejection: reject('NOT_FOUND', 'this pool has not been seeded') };
       return { state, effects: [answer(msg.replyTo, msg.id, { filled: false, reason: 'no_liquidity', quote: '0' })] };
     }
-    const known = state.outcomes.find(([id]) => id === msg.id);
+    const known = ctx.fact(swapFact(msg.id)) as SwapOutcome | undefined;
     if (known)
-      return { state, reply: known[1], ...(msg.replyTo ? { effects: [answer(msg.replyTo, msg.id, known[1])] } : {}) };
+      return { state, reply: known, ...(msg.replyTo ? { effects: [answer(msg.replyTo, msg.id, known)] } : {}) };
     const assetOut = state.assets.find((a) => a !== msg.assetIn);
     if (!state.assets.includes(msg.assetIn) || !assetOut) {
       return { state, rejection: reject('VALIDATION_FAILED', `this pool trades ${state.assets.join(' and ')}`) };
@@ -85,18 +83,16 @@ export const poolActor: ActorDefinition<PoolState, PoolMessage> = {
     const outcome: SwapOutcome = s.ok
       ? { filled: true, assetIn: msg.assetIn, amountIn: msg.amountIn, assetOut, amountOut: String(s.amountOut) }
       : { filled: false, reason: s.reason, quote: String(s.quote) };
-    const next: PoolState = {
-      ...state,
-      reserves: s.ok ? { [msg.assetIn]: String(s.reserves.in), [assetOut]: String(s.reserves.out) } : state.reserves,
-      outcomes: [...state.outcomes, [msg.id, outcome] as [string, SwapOutcome]].slice(-RECENT),
-    };
+    const next: PoolState = s.ok
+      ? { ...state, reserves: { [msg.assetIn]: String(s.reserves.in), [assetOut]: String(s.reserves.out) } }
+      : state;
     const effects = [
       ...(outcome.filled ? [swapEntry(ctx.key, msg.account, msg.id, outcome, ctx.now)] : []),
       ...(msg.replyTo ? [answer(msg.replyTo, msg.id, outcome)] : []),
     ];
-    return { state: next, reply: outcome, effects };
+    return { state: next, reply: outcome, effects, facts: [{ id: swapFact(msg.id), body: outcome }] };
   },
-  // Its reserves and fee, without the remembered outcomes.
+  // Its reserves and fee.
   view: {
     table: 'pool_views',
     columns: ['doc'],
@@ -122,33 +118,29 @@ function swapEntry(pool: string, account: string, id: string, o: SwapOutcome & {
   });
 }
 
-/** Deposits remembered: far more than an implementer sends between two crashes. */
-const RECENT_DEPOSITS = 1_000;
-
-function deposit(state: PoolState | undefined, msg: PoolMessage & { kind: 'deposit' }): Decision<PoolState> {
-  if (state?.deposits?.includes(msg.id)) return { state, reply: state };
+function deposit(
+  state: PoolState | undefined,
+  msg: PoolMessage & { kind: 'deposit' },
+  applied: boolean,
+): Decision<PoolState> {
+  if (applied) return { state, reply: state ?? null };
+  const remembered = [{ id: depositFact(msg.id), body: { deposits: msg.deposits } }];
   const assets = Object.keys(msg.deposits).sort();
   if (!state) {
     // The route lets only a deposit of both assets seed a pool; anything else is refused here too.
     if (assets.length !== 2) {
       return { state, rejection: reject('VALIDATION_FAILED', 'a pool is seeded with two assets exactly') };
     }
-    const next: PoolState = {
-      assets: [assets[0]!, assets[1]!],
-      reserves: { ...msg.deposits },
-      feeBps: msg.feeBps,
-      outcomes: [],
-      deposits: [msg.id],
-    };
-    return { state: next, reply: next };
+    const next: PoolState = { assets: [assets[0]!, assets[1]!], reserves: { ...msg.deposits }, feeBps: msg.feeBps };
+    return { state: next, reply: next, facts: remembered };
   }
   if (!assets.every((a) => state.assets.includes(a))) {
     return { state, rejection: reject('VALIDATION_FAILED', `this pool holds ${state.assets.join(' and ')}`) };
   }
   const reserves = { ...state.reserves };
   for (const [a, amount] of Object.entries(msg.deposits)) reserves[a] = String(BigInt(reserves[a]!) + BigInt(amount));
-  const next = { ...state, reserves, deposits: [...(state.deposits ?? []), msg.id].slice(-RECENT_DEPOSITS) };
-  return { state: next, reply: next };
+  const next = { ...state, reserves };
+  return { state: next, reply: next, facts: remembered };
 }
 
 function answer(to: { type: string; key: string }, id: string, outcome: SwapOutcome) {

@@ -8,6 +8,7 @@ import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { ledgerRecords } from '../support/ledger-records.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../support/voucher-fixtures.js';
 import {
+  addSupplier,
   balanceOf,
   conversionParties,
   depositToPool,
@@ -133,6 +134,22 @@ describe('the token conversion flow, end to end', () => {
     const converted = await post('/v1/conversions/carbon-to-stable', { amount: 40, minReceive: 70 }, s.supplierKey);
     expect(converted.status).toBe(201);
     expect(converted.body.amountOut).toBeGreaterThan(70);
+  });
+
+  it('refuses a party whose account never held anything (409 INSUFFICIENT_BALANCE), for a conversion and a payout', async () => {
+    // Its account has no state: the refused hold is told back to the saga all the same (it used
+    // to fail its commit on a NULL snapshot, leaving the saga reserving for ever).
+    const fresh = await addSupplier(a, s, 'Never credited');
+    const conversion = await post('/v1/conversions/carbon-to-stable', { amount: 1, minReceive: 0 }, fresh.supplierKey);
+    expect(conversion.status).toBe(409);
+    expect(conversion.body.error).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { available: 0 } });
+    const payout = await post(
+      '/v1/payouts',
+      { processor: 'zamtel-money', amount: 1, currency: 'ZMW', rate: 27 },
+      fresh.supplierKey,
+    );
+    expect(payout.status).toBe(409);
+    expect(payout.body.error).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { available: 0 } });
   });
 
   it('pays a supplier’s stablecoin out through a processor: held, then settled or given back (step 2)', async () => {

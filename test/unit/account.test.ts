@@ -1,19 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { accountActor, type AccountMessage, type AccountState } from '../../src/conversion/account.js';
-import type { ActorContext } from '../../src/actors/runtime/types.js';
+import { decider } from '../support/decider.js';
 
-const ctx = {} as ActorContext;
-
-function run(messages: AccountMessage[]): { state: AccountState | undefined; refused: number } {
-  let state: AccountState | undefined;
+/** An account driven through these messages; its state, how many were refused, and the driver. */
+function run(messages: AccountMessage[], key = 'did:key:party') {
+  const account = decider(accountActor, { key, now: () => new Date('2026-11-25T00:00:00Z') });
   let refused = 0;
-  for (const m of messages) {
-    const d = accountActor.decide(state, accountActor.messages.parse(m), ctx);
-    if (d.rejection) refused++;
-    else state = d.state;
-  }
-  return { state, refused };
+  for (const m of messages) if (account.send(m).rejection) refused++;
+  return { state: account.state, refused, account };
 }
 
 const total = (s: AccountState | undefined, asset: string) =>
@@ -31,7 +26,7 @@ describe('an account', () => {
       { kind: 'capture', id: 'x1:reserve', credit: { asset: 'USDC', amount: '2900000' } },
       { kind: 'release', id: 'x2:reserve' },
     ]);
-    expect(accountActor.decide(state, { kind: 'get' }, ctx).reply).toEqual({
+    expect(accountActor.decide(state, { kind: 'get' }, {} as never).reply).toEqual({
       balances: {
         CARBON: { available: '2000000', held: '0', pending: '0' },
         USDC: { available: '2900000', held: '0', pending: '0' },
@@ -40,11 +35,8 @@ describe('an account', () => {
   });
 
   it('refuses a hold beyond what is available, saying how much is', () => {
-    const d = accountActor.decide(
-      run([{ kind: 'credit', id: 'c1', asset: 'CARBON', amount: '10' }]).state,
-      { kind: 'hold', id: 'h', asset: 'CARBON', amount: '11' },
-      ctx,
-    );
+    const { account } = run([{ kind: 'credit', id: 'c1', asset: 'CARBON', amount: '10' }]);
+    const d = account.send({ kind: 'hold', id: 'h', asset: 'CARBON', amount: '11' });
     expect(d.rejection).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { available: '10' } });
   });
 
@@ -114,20 +106,20 @@ describe('an account', () => {
     const reject: AccountMessage = { ...accept, id: 'r2:pending', outcome: 'rejected' };
     const rejected: AccountMessage = { ...credit, id: 'r2:pending' };
     const available = { CARBON: { available: '4000000', held: '0', pending: '0' } };
-    const pendingOnly = run([credit]).state;
-    expect(accountActor.decide(pendingOnly, { kind: 'get' }, ctx).reply).toEqual({
+    const { account: pendingOnly } = run([credit]);
+    expect(pendingOnly.send({ kind: 'get' }).reply).toEqual({
       balances: { CARBON: { available: '0', held: '0', pending: '4000000' } },
     });
     // A pending credit is not available to hold.
-    expect(
-      accountActor.decide(pendingOnly, { kind: 'hold', id: 'h', asset: 'CARBON', amount: '1' }, ctx).rejection?.code,
-    ).toBe('INSUFFICIENT_BALANCE');
+    expect(pendingOnly.send({ kind: 'hold', id: 'h', asset: 'CARBON', amount: '1' }).rejection?.code).toBe(
+      'INSUFFICIENT_BALANCE',
+    );
     for (const order of [
       [credit, accept, credit, accept, rejected, reject],
       [accept, credit, reject, rejected, accept, rejected],
     ]) {
-      const { state } = run(order);
-      expect(accountActor.decide(state, { kind: 'get' }, ctx).reply).toEqual({ balances: available });
+      const { account } = run(order);
+      expect(account.send({ kind: 'get' }).reply).toEqual({ balances: available });
     }
   });
 
@@ -139,12 +131,14 @@ describe('an account', () => {
       amounts: { CARBON: '3000000', USDC: '6000000' },
       feeBps: 30,
     };
-    const funded = run([
-      { kind: 'credit', id: 'c1', asset: 'CARBON', amount: '5000000' },
-      { kind: 'credit', id: 'c2', asset: 'USDC', amount: '6000000' },
-    ]).state;
-    const key = { key: 'did:key:impl', now: new Date('2026-11-25T00:00:00Z') } as ActorContext;
-    const d = accountActor.decide(funded, deposit, key);
+    const { account } = run(
+      [
+        { kind: 'credit', id: 'c1', asset: 'CARBON', amount: '5000000' },
+        { kind: 'credit', id: 'c2', asset: 'USDC', amount: '6000000' },
+      ],
+      'did:key:impl',
+    );
+    const d = account.send(deposit);
     expect(d.state?.balances).toEqual({ CARBON: '2000000', USDC: '0' });
     const [entry, tell] = d.effects ?? [];
     expect(entry?.payload).toMatchObject({
@@ -157,8 +151,11 @@ describe('an account', () => {
       ],
     });
     expect(tell?.payload).toMatchObject({ type: 'pool', key: 'CARBON-USDC', message: { kind: 'deposit', id: 'dep1' } });
-    expect(accountActor.decide(d.state, deposit, key).state).toBe(d.state);
+    // Told again, it changes nothing and tells no one.
+    const again = account.send(deposit);
+    expect(again.effects ?? []).toEqual([]);
+    expect(account.state?.balances).toEqual({ CARBON: '2000000', USDC: '0' });
     const tooMuch = { ...deposit, id: 'dep2', amounts: { CARBON: '1000000', USDC: '1' } };
-    expect(accountActor.decide(d.state, tooMuch, key).rejection?.details).toEqual({ asset: 'USDC', available: '0' });
+    expect(account.send(tooMuch).rejection?.details).toEqual({ asset: 'USDC', available: '0' });
   });
 });

@@ -1,20 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { ActorContext } from '../../src/actors/runtime/types.js';
-import { accountActor, type AccountMessage, type AccountState } from '../../src/conversion/account.js';
+import { accountActor, type AccountMessage } from '../../src/conversion/account.js';
+import { itmoCertificateFact, itmoClaimFact } from '../../src/conversion/account-facts.js';
+import { decider } from '../support/decider.js';
 
-const ctx = { key: 'did:key:impl', now: new Date('2026-11-25T10:00:00Z') } as ActorContext;
-
-function run(messages: AccountMessage[]): { state: AccountState | undefined; effects: number; refused: string[] } {
-  let state: AccountState | undefined;
+function run(messages: AccountMessage[]) {
+  const account = decider(accountActor, { key: 'did:key:impl' });
   let effects = 0;
   const refused: string[] = [];
   for (const m of messages) {
-    const d = accountActor.decide(state, accountActor.messages.parse(m), ctx);
+    const d = account.send(m);
     if (d.rejection) refused.push(d.rejection.code);
-    else state = d.state;
     effects += d.effects?.length ?? 0;
   }
-  return { state, effects, refused };
+  const fact = (id: string) => account.facts.get(id) as Record<string, unknown> | undefined;
+  return { state: account.state, effects, refused, fact, account };
 }
 
 const funded: AccountMessage = { kind: 'credit', id: 'c', asset: 'CARBON', amount: '50000000' };
@@ -28,41 +27,49 @@ const certify = (id: string, claims: string[]): AccountMessage => ({
   agreement: { id: 'MOPA-1', buyer: 'Buyer' },
   fiatReceived: { amount: 600, currency: 'USD' },
 });
-const decide = (id: string, outcome: 'approved' | 'rejected'): AccountMessage => ({
+const decide = (id: string, outcome: 'approved' | 'rejected', claims: string[]): AccountMessage => ({
   kind: 'decide-certificate',
   id,
   outcome,
   by: 'did:key:regulator',
+  claims,
 });
 
 describe('ITMO claims and certificates on an account', () => {
   it('burns CARBON once per claim id, and never more than is available', () => {
-    const { state, effects, refused } = run([funded, claim('i1'), claim('i1'), claim('i2', '40000000')]);
+    const { state, effects, refused, account } = run([funded, claim('i1'), claim('i1'), claim('i2', '40000000')]);
     expect(state?.balances.CARBON).toBe('30000000');
-    expect(Object.keys(state?.itmo?.claims ?? {})).toEqual(['i1']);
+    expect([...account.facts.keys()].filter((k) => k.startsWith('itmo-claim:'))).toEqual([itmoClaimFact('i1')]);
     expect(effects).toBe(1);
     expect(refused).toEqual(['INSUFFICIENT_BALANCE']);
   });
 
   it('commits claims to one certificate at a time, certifies them on approval, frees them on rejection', () => {
-    const { state, refused } = run([
+    const { refused, fact } = run([
       funded,
       claim('i1'),
       claim('i2', '10000000'),
       certify('cert1', ['i1']),
       certify('cert2', ['i1', 'i2']),
-      decide('cert1', 'approved'),
-      decide('cert1', 'approved'),
-      decide('cert1', 'rejected'),
+      decide('cert1', 'approved', ['i1']),
+      decide('cert1', 'approved', ['i1']),
+      decide('cert1', 'rejected', ['i1']),
       certify('cert3', ['i2']),
-      decide('cert3', 'rejected'),
+      decide('cert3', 'rejected', ['i2']),
       certify('cert4', ['i2']),
-      decide('nope', 'approved'),
+      decide('nope', 'approved', ['i2']),
+      // The claims named must be the certificate's: a stale read is refused, changing nothing.
+      decide('cert4', 'approved', ['i1']),
     ]);
-    expect(refused).toEqual(['ITMO_CLAIM_UNAVAILABLE', 'ITMO_CERTIFICATE_DECIDED', 'ITMO_CERTIFICATE_NOT_FOUND']);
-    expect(state?.itmo?.claims.i1).toMatchObject({ status: 'certified', certificate: 'cert1' });
-    expect(state?.itmo?.claims.i2).toMatchObject({ status: 'certifying', certificate: 'cert4' });
-    expect(state?.itmo?.certificates.cert3?.status).toBe('rejected');
-    expect(state?.itmo?.certificates.cert1).toMatchObject({ status: 'approved', units: '20000000' });
+    expect(refused).toEqual([
+      'ITMO_CLAIM_UNAVAILABLE',
+      'ITMO_CERTIFICATE_DECIDED',
+      'ITMO_CERTIFICATE_NOT_FOUND',
+      'ITMO_CLAIM_UNAVAILABLE',
+    ]);
+    expect(fact(itmoClaimFact('i1'))).toMatchObject({ status: 'certified', certificate: 'cert1' });
+    expect(fact(itmoClaimFact('i2'))).toMatchObject({ status: 'certifying', certificate: 'cert4' });
+    expect(fact(itmoCertificateFact('cert3'))?.status).toBe('rejected');
+    expect(fact(itmoCertificateFact('cert1'))).toMatchObject({ status: 'approved', units: '20000000' });
   });
 });

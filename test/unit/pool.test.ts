@@ -1,10 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ActorContext } from '../../src/actors/runtime/types.js';
 import { unbalanced, type Leg } from '../../src/conversion/movement.js';
-import { poolActor, type PoolMessage, type PoolState } from '../../src/conversion/pool.js';
-
-const ctx = { key: 'p1', now: new Date('2026-11-25T00:00:00Z') } as ActorContext;
+import { poolActor, type PoolMessage } from '../../src/conversion/pool.js';
+import { decider } from '../support/decider.js';
 const seed: PoolMessage = {
   kind: 'deposit',
   id: 'seed',
@@ -17,39 +15,49 @@ function swapOf(id: string, assetIn: string, amountIn: string, minOut: string): 
   return { kind: 'swap', id, account: 'did:key:trader', assetIn, amountIn, minOut };
 }
 
-function apply(state: PoolState | undefined, m: PoolMessage) {
-  return poolActor.decide(state, poolActor.messages.parse(m), ctx);
-}
+/** A pool driven as the runtime would (its remembered swaps and deposits are facts). */
+const newPool = () => decider(poolActor, { key: 'p1' });
+const seeded = () => {
+  const p = newPool();
+  p.send(seed);
+  return p;
+};
 
 describe('a pool', () => {
   it('fills a swap at its quote, and refuses one below the minimum, remembering both', () => {
-    let s = apply(undefined, seed).state;
-    const filled = apply(s, swapOf('x1', 'CARBON', '100000000', '1'));
+    const p = seeded();
+    const filled = p.send(swapOf('x1', 'CARBON', '100000000', '1'));
     expect(filled.reply).toMatchObject({ filled: true, assetOut: 'USDC', amountOut: '45330544' });
-    s = filled.state;
-    const refused = apply(s, swapOf('x2', 'CARBON', '1000000', '900000'));
+    const after = p.state;
+    const refused = p.send(swapOf('x2', 'CARBON', '1000000', '900000'));
     expect(refused.reply).toMatchObject({ filled: false, reason: 'slippage' });
-    expect(refused.state?.reserves).toEqual(s?.reserves);
-    // Asked again: the same answers, nothing applied twice.
-    expect(apply(refused.state, swapOf('x1', 'CARBON', '100000000', '1')).state).toBe(refused.state);
-    expect(apply(refused.state, swapOf('x2', 'CARBON', '1000000', '0')).reply).toEqual(refused.reply);
+    expect(p.state).toEqual(after);
+    // Asked again: the same answers, nothing applied twice, nothing written.
+    const again = p.send(swapOf('x1', 'CARBON', '100000000', '1'));
+    expect(again.reply).toEqual(filled.reply);
+    expect(again.facts ?? []).toEqual([]);
+    expect(p.state).toEqual(after);
+    expect(p.send(swapOf('x2', 'CARBON', '1000000', '0')).reply).toEqual(refused.reply);
+    // Its snapshot holds no outcome: they are facts, one per swap.
+    expect(Object.keys(p.state ?? {}).sort()).toEqual(['assets', 'feeBps', 'reserves']);
   });
 
   it('refuses swaps before it is seeded and of an asset it does not trade', () => {
-    expect(apply(undefined, swapOf('x', 'CARBON', '1', '0')).rejection?.code).toBe('NOT_FOUND');
-    const s = apply(undefined, seed).state;
-    expect(apply(s, swapOf('x', 'ITMO', '1', '0')).rejection?.code).toBe('VALIDATION_FAILED');
+    expect(newPool().send(swapOf('x', 'CARBON', '1', '0')).rejection?.code).toBe('NOT_FOUND');
+    expect(seeded().send(swapOf('x', 'ITMO', '1', '0')).rejection?.code).toBe('VALIDATION_FAILED');
     const oneAsset: PoolMessage = { kind: 'deposit', id: 'd0', deposits: { CARBON: '1' }, feeBps: 30 };
-    expect(apply(undefined, oneAsset).rejection?.code).toBe('VALIDATION_FAILED');
+    expect(newPool().send(oneAsset).rejection?.code).toBe('VALIDATION_FAILED');
   });
 
   it('adds a later deposit to its reserves once per id, keeping its fee', () => {
-    const s = apply(undefined, seed).state;
+    const p = seeded();
     const more: PoolMessage = { kind: 'deposit', id: 'd2', deposits: { CARBON: '10', USDC: '5' }, feeBps: 100 };
-    const added = apply(s, more).state;
+    p.send(more);
+    const added = p.state;
     expect(added).toMatchObject({ reserves: { CARBON: '1000000010', USDC: '500000005' }, feeBps: 30 });
-    expect(apply(added, more).state).toBe(added);
-    expect(apply(added, seed).state).toBe(added);
+    expect(p.send(more).facts ?? []).toEqual([]);
+    expect(p.send(seed).facts ?? []).toEqual([]);
+    expect(p.state).toEqual(added);
   });
 
   it('keeps its reserves equal to the seed plus what came in less what went out, and k never shrinks', () => {
@@ -61,12 +69,13 @@ describe('a pool', () => {
     });
     fc.assert(
       fc.property(fc.array(swapArb, { maxLength: 50 }), (swaps) => {
-        let s = apply(undefined, seed).state!;
+        const p = seeded();
+        let s = p.state!;
         const net = { CARBON: 1_000_000_000n, USDC: 500_000_000n };
         const seen = new Set<string>();
         for (const w of swaps) {
           const before = BigInt(s.reserves.CARBON!) * BigInt(s.reserves.USDC!);
-          const d = apply(s, {
+          const d = p.send({
             kind: 'swap',
             id: `s${w.id}`,
             account: 'did:key:trader',
@@ -74,7 +83,7 @@ describe('a pool', () => {
             amountIn: String(w.amountIn),
             minOut: String(w.minOut),
           });
-          s = d.state!;
+          s = p.state!;
           const out = d.reply as { filled: boolean; assetOut?: 'CARBON' | 'USDC'; amountOut?: string };
           if (out.filled && !seen.has(`s${w.id}`)) {
             net[w.assetIn] += w.amountIn;
@@ -89,7 +98,7 @@ describe('a pool', () => {
   });
 
   it('writes a fill as one balanced movement on the ledger, and tells a saga its outcome each time it asks', () => {
-    const s = apply(undefined, seed).state;
+    const p = seeded();
     const swap: PoolMessage = {
       kind: 'swap',
       id: 'c1:swap',
@@ -99,7 +108,8 @@ describe('a pool', () => {
       minOut: '1',
       replyTo: { type: 'conversion', key: 'c1' },
     };
-    const first = apply(s, swap);
+    const first = p.send(swap);
+    const after = p.state;
     const [entry, told] = first.effects ?? [];
     const payload = entry?.payload as {
       type: string;
@@ -114,8 +124,8 @@ describe('a pool', () => {
       payload: { type: 'conversion', key: 'c1', message: { kind: 'swapped', id: 'c1:swap', outcome: first.reply } },
     });
     // Asked again: the same outcome told again, and no second movement.
-    const again = apply(first.state, swap);
+    const again = p.send(swap);
     expect(again.effects).toEqual([told]);
-    expect(again.state).toBe(first.state);
+    expect(p.state).toEqual(after);
   });
 });

@@ -1,12 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { decideVoucher, isExpired } from '../../src/actors/voucher/logic.js';
+import { decideVoucher, isExpired, voucherActor } from '../../src/actors/voucher/logic.js';
 import type { VoucherMessage, VoucherState } from '../../src/actors/voucher/messages.js';
+import { decider } from '../support/decider.js';
 
 const ctx = (msgId: string, now = new Date('2026-06-01T12:00:00Z')) => ({
   key: 'vch_1',
   now,
   id: (n = 0) => `${msgId}-id-${n}`,
+  fact: () => undefined,
 });
+/** A voucher driven as the runtime would, its remembered requests and refunds as facts. */
+const voucher = () => {
+  const v = decider(voucherActor, { key: 'vch_1', now: () => new Date('2026-06-01T12:00:00Z') });
+  v.send(issue);
+  return v;
+};
+const movementOf = (d: { effects?: Array<{ payload: unknown }> }) =>
+  (d.effects?.[0]?.payload as { movement?: unknown } | undefined)?.movement;
 const issue: VoucherMessage = {
   kind: 'issue',
   requestId: 'req-issue',
@@ -56,12 +66,48 @@ describe('voucher decide', () => {
     expect(decideVoucher(v, redeem(1, 'r4'), ctx('5-0')).rejection?.code).toBe('VOUCHER_NOT_ACTIVE');
   });
 
-  it('answers a retried redemption with the first redemption instead of redeeming twice', () => {
-    const first = decideVoucher(issued(), redeem(1_000_000, 'same'), ctx('2-0'));
-    const again = decideVoucher(first.state, redeem(1_000_000, 'same'), ctx('3-0'));
+  it('answers a retried redemption with the first redemption instead of redeeming twice, however many came since', () => {
+    const v = voucher();
+    const first = v.send(redeem(1_000, 'same'));
+    for (let i = 0; i < 300; i++) v.send(redeem(1_000, `other-${i}`));
+    const again = v.send(redeem(1_000, 'same'));
     expect(again.reply).toEqual(first.reply);
-    expect(again.state?.remainingBalance).toBe(9_000_000);
+    expect(v.state?.remainingBalance).toBe(10_000_000 - 301 * 1_000);
     expect(again.effects).toBeUndefined();
+    // The same key for another redemption is refused.
+    expect(v.send(redeem(2_000, 'same')).rejection?.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    // The snapshot holds no redemption: they are records and facts.
+    expect(JSON.stringify(v.state).length).toBeLessThan(400);
+  });
+
+  it('returns the unspent CARBON of a revoked voucher to mint, and so the CARBON of a claim rejected after', () => {
+    const v = voucher();
+    v.send(redeem(4_000_000, 'r1'));
+    const revoked = v.send({ kind: 'revoke', reason: 'fraud' });
+    expect(movementOf(revoked)).toEqual([
+      { account: 'voucher:vch_1', asset: 'CARBON', amount: '-6000000' },
+      { account: 'mint:CARBON', asset: 'CARBON', amount: '6000000' },
+    ]);
+    const refund: VoucherMessage = { kind: 'refund', redemptionId: 'red-1', amount: 4_000_000 };
+    const returned = v.send(refund);
+    expect(returned.effects?.[0]?.payload).toMatchObject({ type: 'voucher.refund-returned' });
+    expect(movementOf(returned)).toEqual([
+      { account: 'voucher:vch_1', asset: 'CARBON', amount: '-4000000' },
+      { account: 'mint:CARBON', asset: 'CARBON', amount: '4000000' },
+    ]);
+    expect(v.state).toMatchObject({ status: 'revoked', remainingBalance: 6_000_000 });
+    // Told again, it moves nothing more.
+    expect(v.send(refund).effects ?? []).toEqual([]);
+  });
+
+  it('gives the CARBON of a rejected claim back to an active voucher once', () => {
+    const v = voucher();
+    v.send(redeem(10_000_000, 'all'));
+    expect(v.state?.status).toBe('redeemed');
+    const refund: VoucherMessage = { kind: 'refund', redemptionId: 'red-1', amount: 3_000_000 };
+    v.send(refund);
+    v.send(refund);
+    expect(v.state).toMatchObject({ status: 'active', remainingBalance: 3_000_000 });
   });
 
   it('refuses to redeem after the expiry date, and counts the expiry day itself as valid', () => {

@@ -133,6 +133,7 @@ export async function commitThenSettle(
     { type },
     batches.reduce((n, [, a]) => n + a.ids.length, 0),
   );
+  sampleSnapshotSizes(d.metrics, type, batches);
   const settles: Array<Promise<void>> = [];
   const plain: Array<[Owned, Applied]> = [];
   let failure: Error | undefined;
@@ -158,6 +159,24 @@ export async function commitThenSettle(
     throw failure;
   }
   return { settled: allOrFirstFailure(settles) };
+}
+
+/** One snapshot written in this many has its size observed: a JSON serialisation is not free. */
+export const SNAPSHOT_SAMPLE = 16;
+let written = 0;
+
+/** Observes the JSON size of a sample of the snapshots a round wrote (hearth_snapshot_bytes). */
+function sampleSnapshotSizes(metrics: Metrics, type: string, batches: ReadonlyArray<[Owned, Applied]>): void {
+  for (const [, a] of batches) {
+    for (const slot of a.outcome.dirty.values()) {
+      if (written++ % SNAPSHOT_SAMPLE !== 0) continue;
+      try {
+        metrics.snapshotBytes.observe({ type }, Buffer.byteLength(JSON.stringify(slot.state ?? null)));
+      } catch {
+        // A state JSON cannot hold: its commit was refused already, and says so.
+      }
+    }
+  }
 }
 
 /** Waits for every promise, then rejects with the first failure if there was one. */

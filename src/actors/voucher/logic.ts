@@ -2,13 +2,7 @@ import { ledgerEntry } from '../ledger-effect.js';
 import { tellEffect } from '../tell-effect.js';
 import { CARBON, mintAccount, pendingAccount, pendingCreditId, voucherAccount } from '../../conversion/movement.js';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
-import {
-  RECENT_REDEMPTIONS,
-  voucherMessages,
-  type Redemption,
-  type VoucherMessage,
-  type VoucherState,
-} from './messages.js';
+import { voucherMessages, type Redemption, type VoucherMessage, type VoucherState } from './messages.js';
 
 /** A voucher is expired from the day after its expiry date (UTC), whatever its stored status. */
 export function isExpired(v: Pick<VoucherState, 'attributes'>, now: Date): boolean {
@@ -16,11 +10,23 @@ export function isExpired(v: Pick<VoucherState, 'attributes'>, now: Date): boole
 }
 
 /** The voucher without its history: what an issue answers and the ledger records. */
-function issued(
-  v: VoucherState,
-): Omit<VoucherState, 'recent' | 'redemptionCount' | 'issueRequestId' | 'minted' | 'refunded' | 'treasury'> {
-  const { recent: _r, redemptionCount: _c, issueRequestId: _i, minted: _m, refunded: _f, treasury: _t, ...rest } = v;
+function issued(v: VoucherState): Omit<VoucherState, 'redemptionCount' | 'issueRequestId' | 'minted' | 'treasury'> {
+  const { redemptionCount: _c, issueRequestId: _i, minted: _m, treasury: _t, ...rest } = v;
   return rest;
+}
+
+/**
+ * What a voucher remembers beside its snapshot (runtime facts), by id: the redemption each
+ * request made (a retry with the same Idempotency-Key is answered from it, however many
+ * redemptions came since) and each refund applied (a refund told again changes nothing).
+ */
+const redeemFact = (requestId: string): string => `redeem:${requestId}`;
+const refundFact = (redemptionId: string): string => `refund:${redemptionId}`;
+
+function factsNeeded(msg: VoucherMessage): string[] {
+  if (msg.kind === 'redeem') return [redeemFact(msg.requestId)];
+  if (msg.kind === 'refund') return [refundFact(msg.redemptionId)];
+  return [];
 }
 
 /** A movement of CARBON between two ledger accounts (docs/ledger.md, movements). */
@@ -34,7 +40,7 @@ function carbonMoved(from: string, to: string, micro: number) {
 export function decideVoucher(
   state: VoucherState | undefined,
   msg: VoucherMessage,
-  ctx: { key: string; now: Date; id(n?: number): string },
+  ctx: { key: string; now: Date; id(n?: number): string; fact(id: string): unknown },
 ): Decision<VoucherState> {
   switch (msg.kind) {
     case 'get':
@@ -73,7 +79,6 @@ export function decideVoucher(
         attributes: msg.attributes,
         createdAt,
         redemptionCount: 0,
-        recent: [],
         issueRequestId: msg.requestId,
         minted: true,
         ...(msg.treasury ? { treasury: true as const } : {}),
@@ -100,15 +105,23 @@ export function decideVoucher(
       }
       const next: VoucherState = { ...state, status: 'revoked' };
       const at = ctx.now.toISOString();
+      // What nobody can spend any more goes back where it came from: the issuance is reversed for
+      // the unspent CARBON (docs/ledger.md, "Revoked vouchers").
+      const unspent = state.minted && state.remainingBalance > 0;
+      const movement = unspent
+        ? carbonMoved(voucherAccount(state.id), mintAccount(CARBON), state.remainingBalance)
+        : [];
       return {
         state: next,
         reply: next,
-        effects: [ledgerEntry('voucher.revoked', { id: state.id, reason: msg.reason, at })],
+        effects: [
+          ledgerEntry('voucher.revoked', { id: state.id, reason: msg.reason, at, ...(unspent ? { movement } : {}) }),
+        ],
       };
     }
 
     case 'redeem': {
-      const earlier = state?.recent.find((r) => r.requestId === msg.requestId);
+      const earlier = ctx.fact(redeemFact(msg.requestId)) as Redemption | undefined;
       if (earlier) {
         const same =
           earlier.supplierDid === msg.supplierDid &&
@@ -166,7 +179,6 @@ export function decideVoucher(
         remainingBalance,
         status: remainingBalance === 0 ? 'redeemed' : 'active',
         redemptionCount: state.redemptionCount + 1,
-        recent: [...state.recent, redemption].slice(-RECENT_REDEMPTIONS),
       };
       const { requestId: _req, ...record } = redemption;
       return {
@@ -192,21 +204,34 @@ export function decideVoucher(
             ]
           : [ledgerEntry('voucher.redeemed', { ...record, at: redemption.createdAt })],
         records: [{ kind: 'redemption', id: redemption.id, body: redemption }],
+        facts: [{ id: redeemFact(msg.requestId), body: redemption }],
       };
     }
 
     case 'refund': {
       if (!state) return { state, rejection: reject('VOUCHER_NOT_FOUND', `no voucher ${ctx.key}`) };
-      if (state.refunded?.includes(msg.redemptionId)) return { state, reply: state };
-      const remainingBalance = state.remainingBalance + msg.amount;
-      // A fully redeemed voucher is active again; a revoked one stays revoked (its CARBON with it).
+      if (ctx.fact(refundFact(msg.redemptionId)) !== undefined) return { state, reply: state };
+      const refunded = [{ id: refundFact(msg.redemptionId), body: { amount: msg.amount } }];
+      if (state.status === 'revoked') {
+        // Nobody can spend it here: the CARBON the claim's rejection moved back to this voucher
+        // goes on to where the revocation sent the rest (docs/ledger.md, "Revoked vouchers").
+        const movement = carbonMoved(voucherAccount(state.id), mintAccount(CARBON), msg.amount);
+        const at = ctx.now.toISOString();
+        const entry = ledgerEntry('voucher.refund-returned', {
+          id: state.id,
+          redemptionId: msg.redemptionId,
+          movement,
+          at,
+        });
+        return { state, reply: state, facts: refunded, effects: state.minted ? [entry] : [] };
+      }
+      // A fully redeemed voucher is active again.
       const next: VoucherState = {
         ...state,
-        remainingBalance,
+        remainingBalance: state.remainingBalance + msg.amount,
         status: state.status === 'redeemed' ? 'active' : state.status,
-        refunded: [...(state.refunded ?? []), msg.redemptionId].slice(-RECENT_REDEMPTIONS),
       };
-      return { state: next, reply: next };
+      return { state: next, reply: next, facts: refunded };
     }
   }
 }
@@ -215,6 +240,7 @@ export const voucherActor: ActorDefinition<VoucherState, VoucherMessage> = {
   type: 'voucher',
   messages: voucherMessages,
   persistence: { mode: 'commit-before-reply' },
+  facts: { needs: factsNeeded },
   decide: decideVoucher,
   view: {
     table: 'voucher_views',

@@ -74,14 +74,10 @@ export interface VoucherState {
   /** How many redemptions there were (they are stored as records beside the snapshot). */
   redemptionCount: number;
   /**
-   * The latest redemptions with the request id each answered (at most {@link RECENT_REDEMPTIONS}):
-   * a client retrying after a timeout (same Idempotency-Key) gets the first answer instead of a
-   * second redemption. Bounded, so a hot voucher's snapshot stays small.
+   * The request that issued the voucher: a client retrying an issue after a timeout gets the
+   * first answer. (A redemption's request and a refund are remembered as facts beside the
+   * snapshot, however many there were: voucher-facts in logic.ts.)
    */
-  recent: Redemption[];
-  /** Redemptions given back by a rejected claim, latest last: a refund told again is not applied twice. */
-  refunded?: string[];
-  /** The request that issued the voucher, for the same reason. */
   issueRequestId: string;
   /**
    * Its CARBON was minted on the ledger at issuance (every voucher issued since the token
@@ -93,14 +89,11 @@ export interface VoucherState {
   treasury?: true;
 }
 
-/** Redemptions remembered for retries: covers a retry made within that many later redemptions. */
-export const RECENT_REDEMPTIONS = 256;
-
 /** What callers address: each kind of voucher message, and what it answers. */
 export const voucherRef = actorRef<
   VoucherMessage,
   {
-    issue: Omit<VoucherState, 'recent' | 'redemptionCount' | 'issueRequestId' | 'minted' | 'refunded' | 'treasury'>;
+    issue: Omit<VoucherState, 'redemptionCount' | 'issueRequestId' | 'minted' | 'treasury'>;
     redeem: Redemption;
     revoke: VoucherState;
     refund: VoucherState;

@@ -1,4 +1,7 @@
 import type { AccountView } from '../../conversion/account.js';
+import { itmoCertificateFact, itmoClaimFact } from '../../conversion/account-facts.js';
+import type { ItmoCertificate, ItmoClaim } from '../../conversion/itmo.js';
+import { factHolder } from '../../store/fact-reads.js';
 import type { ConversionState } from '../../conversion/conversion.js';
 import type { OrderState } from '../../conversion/order.js';
 import type { Sql } from '../../store/db.js';
@@ -62,11 +65,16 @@ export class ConversionReads {
     return { items: rows.map((r) => r.doc), total };
   }
 
-  /** The account that holds an ITMO claim or certificate with this id, and its view. */
-  async itmoHolder(id: string): Promise<{ did: string; view: AccountView } | undefined> {
-    const [row] = await this.sql<{ key: string; doc: AccountView }[]>`
-      SELECT key, doc FROM account_views WHERE doc -> 'itmoIds' ? ${id}`;
-    return row && { did: row.key, view: row.doc };
+  /** An ITMO claim, with the account that holds it (a fact of that account). */
+  async itmoClaim(id: string): Promise<{ did: string; claim: ItmoClaim } | undefined> {
+    const found = await factHolder<ItmoClaim>(this.sql, 'account', itmoClaimFact(id));
+    return found && { did: found.key, claim: found.body };
+  }
+
+  /** An ITMO certificate, with the account that holds it (a fact of that account). */
+  async itmoCertificate(id: string): Promise<{ did: string; certificate: ItmoCertificate } | undefined> {
+    const found = await factHolder<ItmoCertificate>(this.sql, 'account', itmoCertificateFact(id));
+    return found && { did: found.key, certificate: found.body };
   }
 
   /** An account that was never credited has no row: it holds nothing. */

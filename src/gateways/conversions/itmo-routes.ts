@@ -40,10 +40,9 @@ export function itmoRoutes(g: Guards, d: ItmoDeps): RouteSpec[] {
     units: decimal(c.units),
     transferProof: (await d.ledger.entryByRef(c.id)) ?? null,
   });
-  const holderOf = async (who: Principal, id: string) => {
-    const found = await d.reads.itmoHolder(id);
-    return found && mayRead(who, found.did) ? found : undefined;
-  };
+  // Someone who may not read the holder's account is told there is no such claim or certificate.
+  const readable = <T extends { did: string }>(who: Principal, found: T | undefined): T | undefined =>
+    found && mayRead(who, found.did) ? found : undefined;
   return [
     {
       method: 'POST',
@@ -53,9 +52,10 @@ export function itmoRoutes(g: Guards, d: ItmoDeps): RouteSpec[] {
         summary: 'Burn CARBON into an ITMO claim with its transfer proof (implementer with a DID; step 4)',
         tag: 'conversions',
         body: itmoClaimBody,
+        idempotencyKey: 'required',
         responses: { 201: 'The claim; its transferProof is null until its ledger entry is in a block' },
         responseBody: itmoClaimSchema,
-        errors: ['IDEMPOTENCY_KEY_REQUIRED', 'INSUFFICIENT_BALANCE', 'FORBIDDEN', ...askErrors],
+        errors: ['INSUFFICIENT_BALANCE', 'FORBIDDEN', ...askErrors],
       },
       handler: guarded(g, ['implementer'], async (ctx, who) => {
         const did = accountOf(who);
@@ -80,10 +80,9 @@ export function itmoRoutes(g: Guards, d: ItmoDeps): RouteSpec[] {
       },
       handler: guarded(g, ['implementer', 'admin', 'regulator'], async (ctx, who) => {
         const id = ctx.params.id ?? '';
-        const found = await holderOf(who, id);
-        const claim = found?.view.itmo?.claims[id];
-        if (!found || !claim) throw new AppError('ITMO_CLAIM_NOT_FOUND', `no ITMO claim ${id}`);
-        return json(200, await claimView(found.did, claim));
+        const found = readable(who, await d.reads.itmoClaim(id));
+        if (!found) throw new AppError('ITMO_CLAIM_NOT_FOUND', `no ITMO claim ${id}`);
+        return json(200, await claimView(found.did, found.claim));
       }),
     },
     {
@@ -94,9 +93,10 @@ export function itmoRoutes(g: Guards, d: ItmoDeps): RouteSpec[] {
         summary: 'Turn ITMO claims into a certificate of the national registry, for a regulator to approve (step 5)',
         tag: 'conversions',
         body: certificateBody,
+        idempotencyKey: 'required',
         responses: { 201: 'The certificate, requested: its claims are committed to it' },
         responseBody: itmoCertificateSchema,
-        errors: ['IDEMPOTENCY_KEY_REQUIRED', 'ITMO_CLAIM_UNAVAILABLE', 'FORBIDDEN', ...askErrors],
+        errors: ['ITMO_CLAIM_UNAVAILABLE', 'FORBIDDEN', ...askErrors],
       },
       handler: guarded(g, ['implementer'], async (ctx, who) => {
         const did = accountOf(who);
@@ -119,10 +119,9 @@ export function itmoRoutes(g: Guards, d: ItmoDeps): RouteSpec[] {
       },
       handler: guarded(g, ['implementer', 'admin', 'regulator'], async (ctx, who) => {
         const id = ctx.params.id ?? '';
-        const found = await holderOf(who, id);
-        const cert = found?.view.itmo?.certificates[id];
-        if (!found || !cert) throw new AppError('ITMO_CERTIFICATE_NOT_FOUND', `no ITMO certificate ${id}`);
-        return json(200, certificateView(found.did, cert));
+        const found = readable(who, await d.reads.itmoCertificate(id));
+        if (!found) throw new AppError('ITMO_CERTIFICATE_NOT_FOUND', `no ITMO certificate ${id}`);
+        return json(200, certificateView(found.did, found.certificate));
       }),
     },
     decideRoute(g, d, 'approved'),
@@ -151,14 +150,15 @@ function decideRoute(g: Guards, d: ItmoDeps, outcome: 'approved' | 'rejected'): 
     handler: guarded(g, ['regulator'], async (ctx, who) => {
       const { reason } = await jsonBody(ctx, body);
       const id = ctx.params.id ?? '';
-      const found = await d.reads.itmoHolder(id);
-      if (!found?.view.itmo?.certificates[id])
-        throw new AppError('ITMO_CERTIFICATE_NOT_FOUND', `no ITMO certificate ${id}`);
+      const found = await d.reads.itmoCertificate(id);
+      if (!found) throw new AppError('ITMO_CERTIFICATE_NOT_FOUND', `no ITMO certificate ${id}`);
+      // A certificate's claims never change once requested: the account checks them all the same.
       const cert = await d.client.ask(accountRef, found.did, {
         kind: 'decide-certificate',
         id,
         outcome,
         by: who.did ?? who.keyId,
+        claims: found.certificate.claims,
         ...(reason ? { reason } : {}),
       });
       return json(200, certificateView(found.did, cert));

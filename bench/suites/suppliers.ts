@@ -1,0 +1,115 @@
+import postgres from 'postgres';
+import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
+import type { BenchEnv } from '../lib/env.js';
+import { closedLoop, type LevelResult } from '../lib/measure.js';
+import { seedVouchers } from './vouchers.js';
+
+/**
+ * Redemptions by one supplier against redemptions spread over 64 (issue 38): every redemption
+ * credits its supplier's account (a tell through the outbox, pending until a claim is decided),
+ * so one supplier's account receives every credit. Its snapshot must not grow with them, and it
+ * must keep up: the two rates should be alike. Measured at the actors over 10,000 vouchers.
+ */
+export async function supplierRedemptions(
+  env: BenchEnv,
+  client: ActorClient,
+  concurrency: number,
+  afterSeeding: () => Promise<void> = () => Promise.resolve(),
+): Promise<{ spread: LevelResult; hot: LevelResult }> {
+  const ids = await seedVouchers(client, 'suppliers', 10_000, 1e15);
+  await afterSeeding();
+  let n = 0;
+  /**
+   * A level counts a redemption once its supplier's account has it too: the loop's rate is taken
+   * over the loop and the time the accounts then needed to take every credit told to them.
+   */
+  const level = async (supplier: (worker: number) => string): Promise<LevelResult> => {
+    const credited = new Map<string, number>();
+    const r = await closedLoop(concurrency, env.seconds * 1000, async (w, i) => {
+      const did = supplier(w);
+      await redeem(client, ids[(i * 7919 + w * 104729) % ids.length]!, did, `s-${n++}`);
+      credited.set(did, (credited.get(did) ?? 0) + 1);
+    });
+    const started = performance.now();
+    await untilCredited(client, credited);
+    const seconds = r.seconds + (performance.now() - started) / 1000;
+    return { ...r, seconds, perSecond: r.ops / seconds };
+  };
+  const spread = await level((w) => `did:key:zbench-supplier-${w}`);
+  const hot = await level(() => 'did:key:zbench-hot-supplier');
+  return { spread, hot };
+}
+
+/**
+ * Waits until every supplier's account holds, pending, at least the credits of the redemptions
+ * counted for it (each redemption credits 1 micro-unit; the warm-up's come on top).
+ */
+async function untilCredited(client: ActorClient, credited: ReadonlyMap<string, number>): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (const [did, count] of credited) {
+    for (;;) {
+      const view = (await client.ask('account', did, { kind: 'get' })) as {
+        balances: Record<string, { pending: string }>;
+      };
+      if (Number(view.balances.CARBON?.pending ?? 0) >= count) break;
+      if (Date.now() > deadline) throw new Error(`account ${did} did not take its credits within 120 s`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
+/**
+ * The growth run: one supplier redeems (64 at once, over 10,000 vouchers) until `total`
+ * redemptions wait on a regulator, and the rate of each `windowSeconds` window is kept. A snapshot
+ * that grew with the unsettled credits would slow every window more than the last.
+ */
+export async function growthRun(
+  env: BenchEnv,
+  client: ActorClient,
+  concurrency: number,
+  total: number,
+  windowSeconds: number,
+  progress: (line: string) => void,
+): Promise<{ windows: LevelResult[]; unsettled: number; drainSeconds: number }> {
+  const ids = await seedVouchers(client, 'growth', 10_000, 1e15);
+  const supplier = 'did:key:zbench-growing-supplier';
+  const windows: LevelResult[] = [];
+  let n = 0;
+  let done = 0;
+  while (done < total) {
+    const w = await closedLoop(
+      concurrency,
+      windowSeconds * 1000,
+      async (worker, i) => {
+        await redeem(client, ids[(i * 7919 + worker * 104729) % ids.length]!, supplier, `g-${n++}`);
+        done++;
+      },
+      0,
+    );
+    windows.push(w);
+    progress(`  window ${windows.length}: ${Math.round(w.perSecond)}/s (${done} redeemed)`);
+  }
+  // Every credit reached the account: the windows measured the whole path, not a growing backlog.
+  const started = performance.now();
+  await untilCredited(client, new Map([[supplier, done]]));
+  return { windows, unsettled: done, drainSeconds: (performance.now() - started) / 1000 };
+}
+
+function redeem(client: ActorClient, voucherId: string, supplierDid: string, requestId: string) {
+  return client.ask('voucher', voucherId, { kind: 'redeem', requestId, supplierDid, productId: 'stove', amount: 1 });
+}
+
+/** What the run's snapshots weigh per actor type, as stored (JSON text bytes): mean and largest. */
+export async function snapshotBytes(
+  env: BenchEnv,
+): Promise<Array<{ type: string; actors: number; mean: number; max: number }>> {
+  const sql = postgres(env.databaseUrl, { max: 1, onnotice: () => undefined });
+  try {
+    const rows = await sql<{ type: string; actors: string; mean: string; max: string }[]>`
+      SELECT type, count(*) AS actors, round(avg(octet_length(state::text))) AS mean, max(octet_length(state::text)) AS max
+      FROM ${sql(env.schema)}.actor_snapshots GROUP BY type ORDER BY type`;
+    return rows.map((r) => ({ type: r.type, actors: Number(r.actors), mean: Number(r.mean), max: Number(r.max) }));
+  } finally {
+    await sql.end();
+  }
+}

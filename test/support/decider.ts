@@ -1,0 +1,46 @@
+import type { ActorContext, ActorDefinition, Decision } from '../../src/actors/runtime/types.js';
+
+/**
+ * Drives one actor's pure `decide` as the runtime does, with no I/O: its state and facts kept
+ * between messages (a refused message changes neither; a decision's facts are written, null
+ * deleting one), each message given only the facts its definition names (FactsPolicy.needs), and
+ * a JSON round trip of the state, as a snapshot would store it.
+ */
+export function decider<S, M extends { kind: string }>(
+  def: ActorDefinition<S, M>,
+  opts: { key?: string; now?: () => Date } = {},
+) {
+  const facts = new Map<string, unknown>();
+  let state: S | undefined;
+  let n = 0;
+  const ctxFor = (msg: M): ActorContext => {
+    const msgId = `${++n}-0`;
+    const visible = new Set(def.facts?.needs(msg) ?? []);
+    return {
+      type: def.type,
+      key: opts.key ?? 'k',
+      msgId,
+      now: opts.now?.() ?? new Date('2026-11-27T10:00:00Z'),
+      id: (i = 0) => `${msgId}:${i}`,
+      fact: (id) => (visible.has(id) ? facts.get(id) : undefined),
+    };
+  };
+  return {
+    facts,
+    get state(): S | undefined {
+      return state;
+    },
+    /** Applies a message (parsed by the actor's schema); the decision is returned. */
+    send(raw: M): Decision<S> {
+      const msg = def.messages.parse(raw);
+      const d = def.decide(state, msg, ctxFor(msg));
+      if (d.rejection) return d;
+      state = d.state === undefined ? undefined : (JSON.parse(JSON.stringify(d.state)) as S);
+      for (const f of d.facts ?? []) {
+        if (f.body === null || f.body === undefined) facts.delete(f.id);
+        else facts.set(f.id, JSON.parse(JSON.stringify(f.body)) as unknown);
+      }
+      return d;
+    },
+  };
+}
