@@ -101,9 +101,15 @@ async function main(): Promise<void> {
       if (process.env.BENCH_PROBE_REDEMPTIONS && round === 0) {
         const concurrency = Number(process.env.BENCH_PROBE_REDEMPTIONS) || 64;
         const vacuum = () => vacuumAnalyze(env, () => undefined);
-        const r = await supplierRedemptions(env, session.client, concurrency, vacuum);
+        const meter = cpuMeter({
+          worker: { pid: worker.proc.pid ?? 0 },
+          postgres: { command: 'postgres' },
+          redis: { command: 'redis-server' },
+          client: { pid: process.pid },
+        });
+        const r = await supplierRedemptions(env, session.client, concurrency, vacuum, meter);
         line('redeem, 64 suppliers', r.spread);
-        line('redeem, one supplier', r.hot);
+        line('redeem, one supplier', r.hot, meter.spent());
         const growth = Number(process.env.BENCH_PROBE_GROWTH ?? 0);
         if (growth > 0) {
           const g = await growthRun(env, session.client, concurrency, growth, 10, (l) =>

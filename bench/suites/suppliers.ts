@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
+import { accountRef } from '../../src/conversion/account.js';
 import type { BenchEnv } from '../lib/env.js';
 import { closedLoop, type LevelResult } from '../lib/measure.js';
 import { seedVouchers } from './vouchers.js';
@@ -15,6 +16,8 @@ export async function supplierRedemptions(
   client: ActorClient,
   concurrency: number,
   afterSeeding: () => Promise<void> = () => Promise.resolve(),
+  /** Told when the one supplier's level starts and ends (its drain included): to measure CPU over it. */
+  hotWindow?: { start(): void; stop(): void },
 ): Promise<{ spread: LevelResult; hot: LevelResult }> {
   const ids = await seedVouchers(client, 'suppliers', 10_000, 1e15);
   await afterSeeding();
@@ -23,20 +26,31 @@ export async function supplierRedemptions(
    * A level counts a redemption once its supplier's account has it too: the loop's rate is taken
    * over the loop and the time the accounts then needed to take every credit told to them.
    */
-  const level = async (supplier: (worker: number) => string): Promise<LevelResult> => {
+  const level = async (
+    supplier: (worker: number) => string,
+    window?: { start(): void; stop(): void },
+  ): Promise<LevelResult> => {
     const credited = new Map<string, number>();
-    const r = await closedLoop(concurrency, env.seconds * 1000, async (w, i) => {
-      const did = supplier(w);
-      await redeem(client, ids[(i * 7919 + w * 104729) % ids.length]!, did, `s-${n++}`);
-      credited.set(did, (credited.get(did) ?? 0) + 1);
-    });
+    let stopped = false;
+    const r = await closedLoop(
+      concurrency,
+      env.seconds * 1000,
+      async (w, i) => {
+        const did = supplier(w);
+        await redeem(client, ids[(i * 7919 + w * 104729) % ids.length]!, did, `s-${n++}`);
+        credited.set(did, (credited.get(did) ?? 0) + 1);
+      },
+      1_000,
+      window && { start: () => window.start(), stop: () => (stopped = true) },
+    );
     const started = performance.now();
     await untilCredited(client, credited);
+    if (window && stopped) window.stop();
     const seconds = r.seconds + (performance.now() - started) / 1000;
     return { ...r, seconds, perSecond: r.ops / seconds };
   };
   const spread = await level((w) => `did:key:zbench-supplier-${w}`);
-  const hot = await level(() => 'did:key:zbench-hot-supplier');
+  const hot = await level(() => 'did:key:zbench-hot-supplier', hotWindow);
   return { spread, hot };
 }
 
@@ -48,9 +62,7 @@ async function untilCredited(client: ActorClient, credited: ReadonlyMap<string, 
   const deadline = Date.now() + 120_000;
   for (const [did, count] of credited) {
     for (;;) {
-      const view = (await client.ask('account', did, { kind: 'get' })) as {
-        balances: Record<string, { pending: string }>;
-      };
+      const view = await client.ask(accountRef, did, { kind: 'get' });
       if (Number(view.balances.CARBON?.pending ?? 0) >= count) break;
       if (Date.now() > deadline) throw new Error(`account ${did} did not take its credits within 120 s`);
       await new Promise((r) => setTimeout(r, 20));

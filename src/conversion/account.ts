@@ -107,6 +107,14 @@ function factsNeeded(msg: AccountMessage): string[] {
   }
 }
 
+const sameDeposit = (
+  done: { pool?: string; amounts?: unknown },
+  msg: { pool: string; amounts: Record<string, string> },
+) =>
+  done.pool === msg.pool && JSON.stringify(sortedEntries(done.amounts)) === JSON.stringify(sortedEntries(msg.amounts));
+const sortedEntries = (o: unknown) =>
+  Object.entries((o ?? {}) as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b));
+
 /** The step applied, remembered so that the step asked again answers and changes nothing. */
 const applied = (id: string, kind: string) => ({ id: stepFact(id), body: { kind } });
 
@@ -143,7 +151,8 @@ function deposit(
   return {
     state: next,
     reply: view(next),
-    facts: [applied(msg.id, 'deposit')],
+    // Its amounts are kept with it: the same id asked again for others is refused, not answered.
+    facts: [{ id: stepFact(msg.id), body: { kind: 'deposit', pool: msg.pool, amounts: msg.amounts } }],
     effects: [
       ledgerEntry('pool.deposited', { pool: msg.pool, step: msg.id, movement, at: ctx.now.toISOString() }),
       tellEffect(
@@ -197,7 +206,12 @@ function decideAccount(
     return decideItmo(s, state, msg, ctx);
   }
   // A step applied already (or a hold still in place) answers as it stands now.
-  if (ctx.fact(stepFact(msg.id)) !== undefined || (msg.kind === 'hold' && s.holds[msg.id])) {
+  const done = ctx.fact(stepFact(msg.id)) as { kind: string; pool?: string; amounts?: unknown } | undefined;
+  if (done && msg.kind === 'deposit' && done.amounts !== undefined && !sameDeposit(done, msg)) {
+    // The same id for other amounts (a deposit's id comes from its Idempotency-Key).
+    return { state, rejection: reject('IDEMPOTENCY_KEY_REUSED', 'this deposit id was used for other amounts') };
+  }
+  if (done !== undefined || (msg.kind === 'hold' && s.holds[msg.id])) {
     return { state, reply: view(s) };
   }
   switch (msg.kind) {

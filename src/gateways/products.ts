@@ -153,7 +153,7 @@ export function productRoutes({
     ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
     ...ledgerRoutes(g, ledgerReads),
     ...conversionRoutes(g, { client, reads: conversionReads, ...conversions }),
-    ...treasuryRoutes(g, { client, certificates, stablecoin: conversions.stablecoin, clock }),
+    ...treasuryRoutes(g, { client, certificates, clock, ...conversions }),
     ...orderRoutes(g, { client, reads: conversionReads, counterparties, ...conversions }),
     ...counterpartyRoutes(g, { client, counterparties, clock }),
     ...itmoRoutes(g, { client, reads: conversionReads, ledger: ledgerReads }),

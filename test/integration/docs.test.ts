@@ -12,8 +12,9 @@ import { blockViewSchema } from '../../src/ledger/ledger-reads.js';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { version } from '../../src/version.js';
 import { adminKey, api } from '../support/api.js';
+import { conversionParties } from '../support/conversion-fixtures.js';
 import { isolated, type Isolated } from '../support/isolated.js';
-import { newDidKey } from '../support/voucher-fixtures.js';
+import { newDidKey, setUpScheme } from '../support/voucher-fixtures.js';
 
 type Operation = {
   operationId?: string;
@@ -25,6 +26,39 @@ function asDocumented(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' });
   return rest;
 }
+
+/**
+ * The routes that move money, and so refuse a request without an Idempotency-Key: the one list
+ * both checks below read, the server's refusal and the document's `required: true`.
+ */
+const keyRequired: Array<{ path: string; url?: string; as: 'supplier' | 'implementer'; body: object }> = [
+  { path: '/v1/conversions/carbon-to-stable', as: 'supplier', body: { amount: 1, minReceive: 0 } },
+  { path: '/v1/conversions/stable-to-carbon', as: 'implementer', body: { amount: 1, minReceive: 0 } },
+  {
+    path: '/v1/pools/{id}/deposits',
+    url: '/v1/pools/CARBON-USDC/deposits',
+    as: 'implementer',
+    body: { amounts: { CARBON: 1, USDC: 2 } },
+  },
+  { path: '/v1/payouts', as: 'supplier', body: { processor: 'zamtel-money', amount: 1, currency: 'ZMW', rate: 27 } },
+  {
+    path: '/v1/exchange-orders',
+    as: 'implementer',
+    body: { exchange: 'lusaka-fx', fiatAmount: 27, currency: 'ZMW', rate: 27 },
+  },
+  { path: '/v1/itmo-claims', as: 'implementer', body: { amount: 1 } },
+  {
+    path: '/v1/itmo-certificates',
+    as: 'implementer',
+    body: {
+      claims: ['itc_x'],
+      registry: 'Zambia National Registry',
+      serialRange: { from: 'ZM-1', to: 'ZM-2' },
+      agreement: { id: 'MOPA-1', buyer: 'Buyer' },
+      fiatReceived: { amount: 1, currency: 'USD' },
+    },
+  },
+];
 
 describe('/docs', () => {
   let env: Isolated;
@@ -185,6 +219,37 @@ describe('/docs', () => {
     expect(doc.paths['/messages/{sessionId}/stream'].get.responses['200'].content['text/event-stream'].schema).toEqual({
       type: 'string',
     });
+  });
+
+  it('marks Idempotency-Key required on exactly the routes that refuse a request without it', async () => {
+    type Op = {
+      parameters: Array<{ name: string; required: boolean }>;
+      responses: Record<string, { description: string }>;
+    };
+    const doc = (await (await fetch(`${base}/docs/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Op>>;
+    };
+    const required = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, op]) => op.parameters.some((p) => p.name === 'Idempotency-Key' && p.required))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(required.sort()).toEqual(keyRequired.map((r) => `POST ${r.path}`).sort());
+    const a = api(hearth.port);
+    const keys = {
+      supplier: (await setUpScheme(a)).supplierKey,
+      implementer: (await conversionParties(a)).implementerKey,
+    };
+    for (const r of keyRequired) {
+      const refused = await a.call('POST', r.url ?? r.path, { key: keys[r.as], body: r.body });
+      expect(refused.status, r.path).toBe(400);
+      expect(refused.body.error.code, r.path).toBe('IDEMPOTENCY_KEY_REQUIRED');
+      expect(doc.paths[r.path]!.post!.responses['400']!.description, r.path).toContain('`IDEMPOTENCY_KEY_REQUIRED`');
+    }
+    // Elsewhere the header is optional, and a request without it is served.
+    const optional = doc.paths['/v1/households']!.post!.parameters.find((p) => p.name === 'Idempotency-Key');
+    expect(optional?.required).toBe(false);
+    expect((await a.call('POST', '/v1/households', { body: { did: newDidKey() } })).status).toBe(201);
   });
 
   it('names every operation once, gives every JSON success its schema and every error the error body', async () => {

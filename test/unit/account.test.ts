@@ -155,6 +155,10 @@ describe('an account', () => {
     const again = account.send(deposit);
     expect(again.effects ?? []).toEqual([]);
     expect(account.state?.balances).toEqual({ CARBON: '2000000', USDC: '0' });
+    // The same id for other amounts is refused, changing nothing.
+    const reused = account.send({ ...deposit, amounts: { CARBON: '1', USDC: '6000000' } });
+    expect(reused.rejection?.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(account.state?.balances).toEqual({ CARBON: '2000000', USDC: '0' });
     const tooMuch = { ...deposit, id: 'dep2', amounts: { CARBON: '1000000', USDC: '1' } };
     expect(account.send(tooMuch).rejection?.details).toEqual({ asset: 'USDC', available: '0' });
   });

@@ -38,7 +38,7 @@ function sizesOver<S, M extends { kind: string }>(
 describe('snapshots do not grow with their actor’s history (20,000 messages each)', () => {
   it('an account: a supplier with redemptions credited and settled, conversions held and captured, ITMO claims', () => {
     const sizes = sizesOver<unknown, AccountMessage>(
-      accountActor as ActorDefinition<unknown, AccountMessage>,
+      accountActor,
       [{ kind: 'credit', id: 'seed', asset: 'CARBON', amount: '1000000000000' }],
       (i): AccountMessage => {
         const r = Math.floor(i / 6);
@@ -69,7 +69,7 @@ describe('snapshots do not grow with their actor’s history (20,000 messages ea
 
   it('a pool: swaps remembered by step id, deposits by id', () => {
     const sizes = sizesOver<unknown, PoolMessage>(
-      poolActor as ActorDefinition<unknown, PoolMessage>,
+      poolActor,
       [{ kind: 'deposit', id: 'seed', deposits: { CARBON: '1000000000000', USDC: '1000000000000' }, feeBps: 30 }],
       (i): PoolMessage =>
         i % 10 === 9
@@ -90,7 +90,7 @@ describe('snapshots do not grow with their actor’s history (20,000 messages ea
 
   it('a voucher: redemptions remembered by request, refunds by redemption', () => {
     const sizes = sizesOver<unknown, VoucherMessage>(
-      voucherActor as ActorDefinition<unknown, VoucherMessage>,
+      voucherActor,
       [
         {
           kind: 'issue',
@@ -113,7 +113,7 @@ describe('snapshots do not grow with their actor’s history (20,000 messages ea
   it('a chat session: its messages are records, not state', () => {
     const owner = 'did:key:owner';
     const sizes = sizesOver<unknown, ChatMessage>(
-      chatSessionActor as unknown as ActorDefinition<unknown, ChatMessage>,
+      chatSessionActor,
       [{ kind: 'create', ownerDid: owner, oracleName: 'o', oracleDid: 'did:key:o' }],
       (i): ChatMessage => ({
         kind: 'append',

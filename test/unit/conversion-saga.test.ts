@@ -26,16 +26,31 @@ interface Tell {
 
 class World {
   readonly states = new Map<string, unknown>();
+  /** Each actor's facts (runtime facts: what it keeps beside its snapshot), by actor and fact id. */
+  readonly facts = new Map<string, Map<string, unknown>>();
   readonly network: Tell[] = [];
   readonly ledger: unknown[] = [];
 
   send(type: string, key: string, message: ActorMessage): unknown {
     const def = defs[type]!;
     const id = `${type}/${key}`;
-    const ctx = { type, key, msgId: '0-0', now: new Date('2026-11-25T00:00:00Z'), id: () => 'x' } as ActorContext;
+    const facts = this.facts.get(id) ?? new Map<string, unknown>();
+    this.facts.set(id, facts);
+    const ctx = {
+      type,
+      key,
+      msgId: '0-0',
+      now: new Date('2026-11-25T00:00:00Z'),
+      id: () => 'x',
+      fact: (f: string) => facts.get(f),
+    } as ActorContext;
     const d = def.decide(this.states.get(id), def.messages.parse(message), ctx);
     if (d.rejection) return d.rejection;
     this.states.set(id, d.state);
+    for (const f of d.facts ?? []) {
+      if (f.body === null) facts.delete(f.id);
+      else facts.set(f.id, f.body);
+    }
     for (const e of d.effects ?? []) this.emit(e);
     return d.reply;
   }

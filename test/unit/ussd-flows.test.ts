@@ -31,7 +31,14 @@ function drive(flows: FlowDefinition[], lang?: string) {
   let lastText = '';
   const step = (msg: UssdMessage): string => {
     const msgId = `${++n}-0`;
-    const ctx: ActorContext = { type: 'ussd', key: 's', msgId, now: new Date(), id: (k = 0) => `${msgId}:${k}`, fact: () => undefined };
+    const ctx: ActorContext = {
+      type: 'ussd',
+      key: 's',
+      msgId,
+      now: new Date(),
+      id: (k = 0) => `${msgId}:${k}`,
+      fact: () => undefined,
+    };
     const d = decide(state, msg, ctx);
     state = d.state;
     const r = d.reply as HopReply;

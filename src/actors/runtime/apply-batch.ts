@@ -58,7 +58,7 @@ type Parsed = { ok: true; msg: { kind: string } } | { ok: false; rejection: Acto
 /** Each entry's message, parsed once: the facts a round loads are named by the parsed messages. */
 const parsedEntries = new WeakMap<MailboxEntry, Parsed>();
 
-export function parseEntry(def: ActorDefinition, entry: MailboxEntry): Parsed {
+function parseEntry(def: ActorDefinition, entry: MailboxEntry): Parsed {
   const known = parsedEntries.get(entry);
   if (known) return known;
   let result: Parsed;

@@ -162,7 +162,7 @@ export async function commitThenSettle(
 }
 
 /** One snapshot written in this many has its size observed: a JSON serialisation is not free. */
-export const SNAPSHOT_SAMPLE = 16;
+const SNAPSHOT_SAMPLE = 16;
 let written = 0;
 
 /** Observes the JSON size of a sample of the snapshots a round wrote (hearth_snapshot_bytes). */

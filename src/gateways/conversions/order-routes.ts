@@ -126,7 +126,7 @@ function reads(g: Guards, d: OrderDeps, kind: OrderState['kind']): RouteSpec[] {
 
 /** Steps 2 (payouts) and 6 (exchange orders) of the token conversion flow, and their reads. */
 export function orderRoutes(g: Guards, d: OrderDeps): RouteSpec[] {
-  const errors = ['IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_KEY_REUSED', 'COUNTERPARTY_NOT_FOUND', 'FORBIDDEN'] as const;
+  const errors = ['IDEMPOTENCY_KEY_REUSED', 'COUNTERPARTY_NOT_FOUND', 'FORBIDDEN'] as const;
   return [
     {
       method: 'POST',
@@ -136,6 +136,7 @@ export function orderRoutes(g: Guards, d: OrderDeps): RouteSpec[] {
         summary: 'Pay stablecoin out in local currency through a payment processor (supplier, signed; step 2)',
         tag: 'conversions',
         body: payoutBody,
+        idempotencyKey: 'required',
         responses: {
           201: 'Held on the account, pending until the processor calls back',
           202: 'Still reserving after CONVERSION_WAIT_MS: `Location` is where to read it',
@@ -149,12 +150,9 @@ export function orderRoutes(g: Guards, d: OrderDeps): RouteSpec[] {
         async (ctx, who) => {
           const account = accountOf(who);
           const id = stepIdOf(kinds.payout.prefix, account, ctx);
+          // The schema bounds the rate and what it makes of the amount (schemas.ts).
           const body = await jsonBody(ctx, payoutBody);
-          const fiat = {
-            amount: Math.round(body.amount * body.rate * 100) / 100,
-            currency: body.currency,
-            rate: body.rate,
-          };
+          const fiat = { amount: body.fiatAmount, currency: body.currency, rate: body.rate };
           return startOrder(d, ctx, 'payout', account, id, {
             counterparty: body.processor,
             amount: micro(body.amount),
@@ -173,6 +171,7 @@ export function orderRoutes(g: Guards, d: OrderDeps): RouteSpec[] {
           'Convert fiat to the stablecoin through a regulated exchange operator (implementer with a DID; step 6)',
         tag: 'conversions',
         body: exchangeBody,
+        idempotencyKey: 'required',
         responses: { 201: 'Pending until the operator confirms; the stablecoin is credited then' },
         responseBody: orderViewSchema,
         errors: [...errors, 'VALIDATION_FAILED', ...askErrors],
@@ -183,14 +182,12 @@ export function orderRoutes(g: Guards, d: OrderDeps): RouteSpec[] {
         async (ctx, who) => {
           const account = accountOf(who);
           const id = stepIdOf(kinds.exchange.prefix, account, ctx);
+          // What the fiat buys at the quoted rate, bounded by the schema like the rate (schemas.ts).
           const body = await jsonBody(ctx, exchangeBody);
-          // What the fiat buys at the quoted rate, rounded down to a micro-unit.
-          const stable = Math.floor((body.fiatAmount / body.rate) * 1e6);
-          if (stable < 1) throw new AppError('VALIDATION_FAILED', 'the fiat amount buys less than one micro-unit');
           const fiat = { amount: body.fiatAmount, currency: body.currency, rate: body.rate };
           return startOrder(d, ctx, 'exchange', account, id, {
             counterparty: body.exchange,
-            amount: String(stable),
+            amount: body.stable,
             fiat,
           });
         },

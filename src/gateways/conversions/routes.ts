@@ -62,13 +62,13 @@ function convertRoute(
       summary: spec.summary,
       tag: 'conversions',
       body: convertBody,
+      idempotencyKey: 'required',
       responses: {
         201: `Completed: ${assetIn} paid in, ${assetOut} received`,
         202: 'Still running after CONVERSION_WAIT_MS: `Location` is where to read it',
       },
       responseBody: conversionViewSchema,
       errors: [
-        'IDEMPOTENCY_KEY_REQUIRED',
         'IDEMPOTENCY_KEY_REUSED',
         'POOL_NOT_FOUND',
         'INSUFFICIENT_BALANCE',

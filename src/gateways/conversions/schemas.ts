@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { amount } from '../registries/schemas.js';
 import { asset } from '../../conversion/message-fields.js';
+import { exchangeMicro, payoutFiat } from './order-amounts.js';
 
 /** A conversion request: what to pay in, and the least to receive (a worse fill is refused). */
 export const convertBody = z
@@ -71,6 +72,30 @@ export const quoteSchema = z.strictObject({
 const currency = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as ZMW');
 const counterpartyId = z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'lower-case letters, digits and dashes');
 
+/**
+ * A counterparty's quote: local currency per unit of the stablecoin (a US dollar coin unless
+ * STABLECOIN_SYMBOL says otherwise), a money field like any amount: at most 6 decimal places.
+ * Currencies run from about 0.3 a dollar (the Kuwaiti dinar) to about 10^5 (the dong, the
+ * Lebanese pound); 0.0001 to 1,000,000 leaves room both ways and refuses what is surely a
+ * mistake, such as 0.0000001, which made 100 ZMW into 1,000,000,000 of the stablecoin.
+ */
+const rate = z
+  .number()
+  .min(0.0001)
+  .max(1_000_000)
+  .refine((n) => Math.round(n * 1e6) / 1e6 === n, 'has more than 6 decimal places');
+
+/** What an order's rate makes of its amount must be an amount too: more than nothing, at most 1e9. */
+function checkMade(made: number, what: string, ctx: z.RefinementCtx): boolean {
+  if (amount.safeParse(made).success) return true;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['rate'],
+    message: `${what} would be ${made}: it must be more than 0 and at most 1000000000`,
+  });
+  return false;
+}
+
 /** Step 2: a supplier's stablecoin paid out in local currency by a payment processor. */
 export const payoutBody = z
   .object({
@@ -78,10 +103,16 @@ export const payoutBody = z
     /** Stablecoin to pay out. */
     amount,
     currency,
-    /** Local currency per unit of the stablecoin, as the processor quoted it. */
-    rate: z.number().positive().max(1e9),
+    rate: rate.describe(
+      'Local currency per unit of the stablecoin, as the processor quoted it: 0.0001 to 1,000,000, at most 6 ' +
+        'decimal places; amount × rate, to the cent, must be more than 0 and at most 1,000,000,000',
+    ),
   })
-  .strict();
+  .strict()
+  .transform((b, ctx) => {
+    const fiatAmount = payoutFiat(b.amount, b.rate);
+    return checkMade(fiatAmount, 'amount × rate, to the cent,', ctx) ? { ...b, fiatAmount } : z.NEVER;
+  });
 
 /** Step 6: an implementer's fiat converted to the stablecoin by a regulated exchange operator. */
 export const exchangeBody = z
@@ -89,10 +120,18 @@ export const exchangeBody = z
     exchange: counterpartyId,
     fiatAmount: amount,
     currency,
-    /** Fiat per unit of the stablecoin, as the operator quoted it. */
-    rate: z.number().positive().max(1e9),
+    rate: rate.describe(
+      'Fiat per unit of the stablecoin, as the operator quoted it: 0.0001 to 1,000,000, at most 6 decimal ' +
+        'places; fiatAmount / rate, rounded down to a micro-unit, must be more than 0 and at most 1,000,000,000',
+    ),
   })
-  .strict();
+  .strict()
+  .transform((b, ctx) => {
+    const stable = exchangeMicro(b.fiatAmount, b.rate);
+    return checkMade(Number(stable) / 1e6, 'fiatAmount / rate, rounded down to a micro-unit,', ctx)
+      ? { ...b, stable: String(stable) }
+      : z.NEVER;
+  });
 
 export const counterpartyBody = z
   .object({

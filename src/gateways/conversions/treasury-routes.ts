@@ -17,6 +17,7 @@ import { amount, resourceId } from '../registries/schemas.js';
 import { accountOf, inDecimals, stepIdOf } from './caller.js';
 import { accountViewSchema } from './schemas.js';
 import { accountView, micro } from './conversion-view.js';
+import { applyDeposit } from './pool-deposit.js';
 
 const treasuryBody = z.object({ emissionCertificateId: resourceId, value: amount }).strict();
 
@@ -51,6 +52,8 @@ export interface TreasuryDeps {
   certificates: Registry<Certificate>;
   stablecoin: string;
   clock: () => Date;
+  /** CONVERSION_WAIT_MS: how long a deposit waits for the pool to apply it before answering 202. */
+  waitMs: number;
 }
 
 /**
@@ -121,9 +124,15 @@ export function treasuryRoutes(g: Guards, d: TreasuryDeps): RouteSpec[] {
         summary: "Move CARBON and the stablecoin from the implementer's account into the pool (the first seeds it)",
         tag: 'conversions',
         body: depositBody,
-        responses: { 201: 'The deposit, recorded; the pool adds it to its reserves within moments' },
+        idempotencyKey: 'required',
+        responses: {
+          201: 'The deposit, applied by the pool: a read of the pool right after shows it in the reserves',
+          202:
+            'The deposit left the account, but the pool had not applied it after CONVERSION_WAIT_MS: it will, ' +
+            'once; `Location` is the pool, which shows it then',
+        },
         responseBody: depositSchema,
-        errors: ['POOL_NOT_FOUND', 'INSUFFICIENT_BALANCE', 'IDEMPOTENCY_KEY_REQUIRED', 'FORBIDDEN', ...askErrors],
+        errors: ['POOL_NOT_FOUND', 'INSUFFICIENT_BALANCE', 'IDEMPOTENCY_KEY_REUSED', 'FORBIDDEN', ...askErrors],
       },
       handler: guarded(g, ['implementer'], async (ctx, who) => {
         const account = accountOf(who);
@@ -143,7 +152,11 @@ export function treasuryRoutes(g: Guards, d: TreasuryDeps): RouteSpec[] {
           .ask(accountRef, account, { kind: 'deposit', id, pool, amounts, feeBps: body.feeBps })
           .catch(inDecimals);
         const { balances } = accountView(account, after);
-        return json(201, { id, pool, accountDid: account, amounts: body.amounts, balances });
+        const deposit = { id, pool, accountDid: account, amounts: body.amounts, balances };
+        // The 201 waits for the pool to apply the deposit, so that a read of the pool sees it.
+        const toPool = { id, deposits: amounts, feeBps: body.feeBps };
+        if (await applyDeposit(d.client, pool, toPool, d.waitMs, ctx.log)) return json(201, deposit);
+        return json(202, deposit, { Location: `/v1/pools/${pool}` });
       }),
     },
   ];

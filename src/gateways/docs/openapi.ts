@@ -36,6 +36,22 @@ const idempotencyKey: Json = {
   schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,255}$' },
 };
 
+/** A route that moves money refuses a request without one (RouteDoc.idempotencyKey). */
+const idempotencyKeyRequired: Json = {
+  ...idempotencyKey,
+  required: true,
+  description:
+    'Required: this operation moves money, and its id is derived from the caller and this key, so a retry with ' +
+    'the same key reaches the same operation and moves nothing twice. Without it 400 `IDEMPOTENCY_KEY_REQUIRED`; ' +
+    'the same key with another request 409 `IDEMPOTENCY_KEY_REUSED`',
+};
+
+/** The Idempotency-Key parameter of a route: required where it is, optional on other API-key POSTs. */
+function idempotencyParameter(r: RouteSpec): Json[] {
+  if (r.doc.idempotencyKey === 'required') return [idempotencyKeyRequired];
+  return r.method === 'POST' && !r.doc.public && r.doc.auth !== 'ucan' ? [idempotencyKey] : [];
+}
+
 /** A zod schema as JSON Schema: `input` for what a route accepts, `output` for what it answers. */
 function schemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
@@ -119,11 +135,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Jso
       operationId: r.doc.operationId,
       summary: r.doc.summary,
       tags: [r.doc.tag],
-      parameters: [
-        ...params,
-        ...(r.doc.query ? queryParameters(r.doc.query) : []),
-        ...(r.method === 'POST' && !r.doc.public && r.doc.auth !== 'ucan' ? [idempotencyKey] : []),
-      ],
+      parameters: [...params, ...(r.doc.query ? queryParameters(r.doc.query) : []), ...idempotencyParameter(r)],
       ...(r.doc.body ? { requestBody: requestBody(r.doc.body, r.doc.bodyTypes ?? ['application/json']) } : {}),
       ...(r.doc.public ? { security: [] } : r.doc.auth === 'ucan' ? { security: ucanSecurity } : {}),
       responses: responsesOf(r),

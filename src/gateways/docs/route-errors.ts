@@ -4,8 +4,9 @@ import type { RouteSpec } from '../http/router.js';
 /**
  * The error codes a route answers by its kind, whatever its handler does: the API-key guard
  * (auth/guard.ts: key, supplier signature, role, rate limits, and Idempotency-Key on POST), the
- * UCAN guard (oracle/oracle-auth.ts), a JSON body read with `jsonBody`, PostgreSQL down, and a
- * draining process (http/server.ts). A route lists the rest itself (RouteDoc.errors).
+ * UCAN guard (oracle/oracle-auth.ts), a JSON body read with `jsonBody`, an Idempotency-Key the
+ * route requires (RouteDoc.idempotencyKey), PostgreSQL down, and a draining process
+ * (http/server.ts). A route lists the rest itself (RouteDoc.errors).
  */
 function impliedErrors(r: RouteSpec): ErrorCode[] {
   const codes: ErrorCode[] = [];
@@ -18,6 +19,7 @@ function impliedErrors(r: RouteSpec): ErrorCode[] {
       codes.push('VALIDATION_FAILED', 'BODY_TOO_LARGE', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS');
     }
   }
+  if (r.doc.idempotencyKey === 'required') codes.push('IDEMPOTENCY_KEY_REQUIRED');
   if (!r.doc.public && r.doc.auth === 'ucan') {
     // UNAVAILABLE: the nonce guard lives in Redis.
     codes.push('UCAN_REQUIRED', 'RATE_LIMITED', 'ORACLE_NOT_CONFIGURED', 'UNAVAILABLE');

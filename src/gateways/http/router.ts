@@ -38,6 +38,12 @@ export interface RouteDoc {
   public?: boolean;
   /** How the caller authenticates (default an API key): `ucan` for the oracle's routes (spec 001). */
   auth?: 'apiKey' | 'ucan';
+  /**
+   * `required`: the route refuses a request without an Idempotency-Key (400
+   * IDEMPOTENCY_KEY_REQUIRED), as a route that moves money does (conversions/caller.ts,
+   * stepIdOf). The document marks the header required there, and optional on every other POST.
+   */
+  idempotencyKey?: 'required';
 }
 
 export interface RouteSpec {
