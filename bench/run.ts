@@ -21,6 +21,12 @@ import { clusterComparison } from './suites/cluster.js';
 import { renderCluster, withClusterSection } from './lib/report-cluster.js';
 import { conversions } from './suites/conversions.js';
 import { renderConversions, withConversionSection } from './lib/report-conversions.js';
+import { growthRun, snapshotBytes, supplierRedemptions } from './suites/suppliers.js';
+import { renderSuppliers, withSuppliersSection, type SuppliersResult } from './lib/report-suppliers.js';
+
+/** The growth run (issue 38): one supplier up to this many unsettled redemptions, in windows of 10 s. */
+const GROWTH_TOTAL = Number(process.env.BENCH_GROWTH_TOTAL ?? 50_000);
+const GROWTH_WINDOW_S = 10;
 
 const levels = [1, 64, 512];
 /**
@@ -66,6 +72,7 @@ async function main(): Promise<void> {
   let http: { spread: LevelResult; hot: LevelResult };
   let ussd: UssdLevel[];
   let converted: Awaited<ReturnType<typeof conversions>>;
+  let suppliers: SuppliersResult;
   let sse: SseResult;
   let sockets: SocketsResult;
   try {
@@ -92,9 +99,25 @@ async function main(): Promise<void> {
     progress('vouchers: signed HTTP redemptions through a gateway process, 64 concurrent (seeding 10,001 over HTTP)');
     http = await httpRedemptions(env, 64, 10_000, vacuum);
     progress(`  10,000 vouchers: ${fmt.rate(http.spread.perSecond)}/s; one hot: ${fmt.rate(http.hot.perSecond)}/s`);
+    progress('suppliers: redemptions by 64 suppliers and by one, 64 concurrent (seeding 10,000 vouchers)');
+    const bySupplier = await supplierRedemptions(env, client, 64, vacuum);
+    progress(
+      `  64 suppliers: ${fmt.rate(bySupplier.spread.perSecond)}/s; one: ${fmt.rate(bySupplier.hot.perSecond)}/s`,
+    );
+    progress(`suppliers: the growth run, one supplier up to ${fmt.rate(GROWTH_TOTAL)} unsettled redemptions`);
+    const growth = await growthRun(env, client, 64, GROWTH_TOTAL, GROWTH_WINDOW_S, progress);
+    suppliers = {
+      ...bySupplier,
+      growth: { ...growth, windowSeconds: GROWTH_WINDOW_S },
+      snapshots: [],
+    };
+    await vacuumAnalyze(env, progress);
     progress('conversions: swaps through one pool and conversion sagas over 1,000 accounts, 64 concurrent');
     converted = await conversions(env, client, 64, 1_000, vacuum);
     progress(`  swaps ${fmt.rate(converted.swaps.perSecond)}/s; conversions ${fmt.rate(converted.sagas.perSecond)}/s`);
+    // Snapshot sizes after the money path's runs, the conversions' accounts and pool included.
+    suppliers.snapshots = await snapshotBytes(env);
+    for (const t of suppliers.snapshots) progress(`  snapshots ${t.type}: mean ${t.mean} B, largest ${t.max} B`);
     await untilLedgerCaughtUp(env, progress);
     await vacuumAnalyze(env, progress);
     await untilPostgresIdle(progress);
@@ -135,10 +158,16 @@ async function main(): Promise<void> {
   writeFileSync(
     'BENCHMARKS.md',
     withClusterSection(
-      withConversionSection(
-        render(env.machine, env.seconds, hello, bare, durable, asks, vouchers, http, ledger, ussd, sse, sockets),
-        renderConversions(
-          converted,
+      withSuppliersSection(
+        withConversionSection(
+          render(env.machine, env.seconds, hello, bare, durable, asks, vouchers, http, ledger, ussd, sse, sockets),
+          renderConversions(
+            converted,
+            asks.find((a) => a.concurrency === 64),
+          ),
+        ),
+        renderSuppliers(
+          suppliers,
           asks.find((a) => a.concurrency === 64),
         ),
       ),

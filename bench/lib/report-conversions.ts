@@ -10,8 +10,8 @@ export function renderConversions(
   return `## Token conversion: swaps through one pool, conversion sagas over 1,000 accounts
 
 Swaps are asked straight of the one pool actor (it serialises every swap, so this is the flow's
-ceiling; each answer is a fill, its ledger entry in the outbox, and the pool's snapshot with its
-last 1,000 outcomes). A conversion is the whole saga: the start, then a hold on the trader's
+ceiling; each answer is a fill, its ledger entry in the outbox, the pool's snapshot of its
+reserves, and the swap's outcome as a fact beside it). A conversion is the whole saga: the start, then a hold on the trader's
 account, the swap, and the capture, each answered by a tell through the outbox relay (six tells,
 seven actor steps, each committed before the next is sent); it is counted when its read model
 says completed. Measured at the actors, as the redemptions above.
@@ -24,7 +24,7 @@ ${row('conversions (sagas), 1,000 accounts', c.sagas)}
 A conversion is seven actor steps, each committed before the next is told (the worker posts a
 commit's tells right after it, then deletes their outbox rows), four of them writing the new saga's
 snapshot and read model row, and one a ledger entry: at about 1/7 of the echo rate it would be
-13%; the rest is not yet profiled.
+13% (docs/scaling.md says where the rest goes).
 `;
 }
 
