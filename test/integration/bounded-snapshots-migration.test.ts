@@ -89,3 +89,26 @@ describe('migration 022: bounded snapshots', () => {
     });
   });
 });
+
+describe('migration 023: redemption requests found by their facts', () => {
+  let env: Isolated;
+
+  beforeAll(async () => {
+    env = await isolated();
+  });
+
+  afterAll(async () => {
+    await env.cleanup();
+  });
+
+  it('makes a fact of every redemption on record, so a retry of an old one is still answered', async () => {
+    const body = { id: 'red-old', requestId: 'q-old', voucherId: 'v9', amount: 1 };
+    await env.sql`INSERT INTO actor_records (actor_type, actor_key, kind, record_id, msg_id, body)
+                  VALUES ('voucher', 'v9', 'redemption', 'red-old', '1-0', ${env.sql.json(body)})`;
+    const m = (await readMigrations()).find((x) => x.name === '023_hot_money_path');
+    await env.sql.unsafe(m!.sql);
+    const [fact] = await env.sql<{ key: string; body: unknown }[]>`
+      SELECT key, body FROM actor_facts WHERE type = 'voucher' AND id = 'redeem:q-old'`;
+    expect(fact).toEqual({ key: 'v9', body });
+  });
+});

@@ -6,7 +6,7 @@ import { bellOf, createKeys } from '../../src/actors/runtime/keys.js';
 import { MailboxWriter } from '../../src/actors/runtime/mailbox-writer.js';
 import { ringCommand, sendPerNode } from '../../src/actors/runtime/node-batch.js';
 import { NodePipe } from '../../src/actors/runtime/node-pipe.js';
-import { postOnce } from '../../src/actors/runtime/post-once.js';
+import { postEachOnce } from '../../src/actors/runtime/post-once.js';
 import {
   connectRedis,
   createNodeConnection,
@@ -278,7 +278,12 @@ describe.skipIf(onCluster)('Redis Cluster batches', () => {
       const waiting = timed(box.read(cursors, 10, 5_000));
       await new Promise((r) => setTimeout(r, 100));
       const mailbox = keys.mailbox('bells', 0);
-      expect(await postOnce(other, mailbox, keys.told('bells', 0, 'tell-1'), 60, ['n', 'told'])).toMatch(/^\d+-\d+$/);
+      const [posted] = await postEachOnce(
+        other,
+        [{ stream: mailbox, mark: keys.told('bells', 0, 'tell-1'), fields: ['n', 'told'] }],
+        60,
+      );
+      expect(posted).toMatch(/^\d+-\d+$/);
       const { value, ms } = await waiting;
       expect(value.get(0)?.map(([, f]) => f?.[1])).toEqual(['told']);
       expect(ms).toBeLessThan(2_000);

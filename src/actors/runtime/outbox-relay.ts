@@ -4,7 +4,7 @@ import { Backoff, sleep } from './backoff.js';
 import type { Keys } from './keys.js';
 import { mailboxEntry } from './mailbox-post.js';
 import { partitionOf } from './keys.js';
-import { postOnce } from './post-once.js';
+import { postEachOnce, type OncePost } from './post-once.js';
 import { createHash } from 'node:crypto';
 import { TELL_TOPIC, type BatchCommit, type TellOutbox, type TellSender } from './ports.js';
 import type { RedisClient } from './redis.js';
@@ -88,8 +88,7 @@ export class OutboxRelay {
     const tells = batch.outbox.filter((o) => o.topic === TELL_TOPIC);
     if (tells.length === 0) return;
     const senders = tells.map((t) => ({ type: batch.type, key: t.key, msgId: t.msgId, seq: t.seq }));
-    const posted = tells.map((t, i) => this.post(senders[i]!, t.payload));
-    Promise.all(posted)
+    this.post(senders.map((sender, i) => ({ sender, payload: tells[i]!.payload })))
       .then(() => this.d.outbox.forget(senders))
       .catch((err: unknown) =>
         this.d.log.warn(
@@ -139,24 +138,30 @@ export class OutboxRelay {
   /** Takes up to a batch of tells, posts them, and lets the outbox remove them. How many it took. */
   private relayBatch(): Promise<number> {
     // Every write of the batch goes in one turn, so in one call per mailbox, in row order.
-    return this.d.outbox.relay(this.d.options.batch, this.d.options.graceMs, (tells) =>
-      Promise.all(tells.map((t) => this.post(t.sender, t.payload))).then(() => undefined),
-    );
+    return this.d.outbox.relay(this.d.options.batch, this.d.options.graceMs, (tells) => this.post(tells));
   }
 
-  private async post(sender: TellSender, payload: unknown): Promise<void> {
-    const parsed = tellPayload.safeParse(payload);
-    if (!parsed.success || !this.d.types.has(parsed.data.type)) {
-      // A sender's bug: kept in the log (with no message body), never retried forever.
-      this.d.log.error(
-        { sender: { type: sender.type, key: sender.key }, type: parsed.success ? parsed.data.type : undefined },
-        'an outbox tell names no actor of this deployment; dropped',
-      );
-      return;
+  /** Posts tells in their order, each once (post-once.ts); one that names no actor is dropped. */
+  private async post(tells: ReadonlyArray<{ sender: TellSender; payload: unknown }>): Promise<void> {
+    const posts: OncePost[] = [];
+    for (const { sender, payload } of tells) {
+      const parsed = tellPayload.safeParse(payload);
+      if (!parsed.success || !this.d.types.has(parsed.data.type)) {
+        // A sender's bug: kept in the log (with no message body), never retried forever.
+        this.d.log.error(
+          { sender: { type: sender.type, key: sender.key }, type: parsed.success ? parsed.data.type : undefined },
+          'an outbox tell names no actor of this deployment; dropped',
+        );
+        continue;
+      }
+      const { type, key, message } = parsed.data;
+      const { stream, fields } = mailboxEntry(this.d.keys, this.d.partitionsOf, { type, key }, message);
+      posts.push({
+        stream,
+        fields,
+        mark: this.d.keys.told(type, partitionOf(key, this.d.partitionsOf(type)), markOf(sender)),
+      });
     }
-    const { type, key, message } = parsed.data;
-    const { stream, fields } = mailboxEntry(this.d.keys, this.d.partitionsOf, { type, key }, message);
-    const mark = this.d.keys.told(type, partitionOf(key, this.d.partitionsOf(type)), markOf(sender));
-    await postOnce(this.d.redis, stream, mark, TOLD_TTL_S, fields);
+    await postEachOnce(this.d.redis, posts, TOLD_TTL_S);
   }
 }

@@ -20,7 +20,7 @@ function issued(v: VoucherState): Omit<VoucherState, 'redemptionCount' | 'issueR
  * request made (a retry with the same Idempotency-Key is answered from it, however many
  * redemptions came since) and each refund applied (a refund told again changes nothing).
  */
-const redeemFact = (requestId: string): string => `redeem:${requestId}`;
+export const redeemFact = (requestId: string): string => `redeem:${requestId}`;
 const refundFact = (redemptionId: string): string => `refund:${redemptionId}`;
 
 function factsNeeded(msg: VoucherMessage): string[] {

@@ -1,6 +1,8 @@
 import type { Redemption, VoucherState } from '../../actors/voucher/messages.js';
 import type { Sql } from '../../store/db.js';
 import { paged } from '../../store/paged.js';
+import { factHolder } from '../../store/fact-reads.js';
+import { redeemFact } from '../../actors/voucher/logic.js';
 
 export interface VoucherFilter {
   recipientDid?: string;
@@ -30,12 +32,12 @@ export class VoucherReads {
     return row ? { voucher: row.doc, redemption: row.body } : undefined;
   }
 
-  /** The redemption that answered a request (a retry after a timeout), if it was applied. */
+  /**
+   * The redemption that answered a request (a retry after a timeout), if it was applied: the fact
+   * its voucher keeps of the request (voucher/logic.ts), found by its id on any voucher.
+   */
   async redemptionByRequest(requestId: string): Promise<Redemption | undefined> {
-    const [row] = await this.sql<{ body: Redemption }[]>`
-      SELECT body FROM actor_records
-      WHERE actor_type = 'voucher' AND kind = 'redemption' AND body ->> 'requestId' = ${requestId}`;
-    return row?.body;
+    return (await factHolder<Redemption>(this.sql, 'voucher', redeemFact(requestId)))?.body;
   }
 
   /** A voucher's redemptions in the order they were made (optionally one supplier's). */
