@@ -112,8 +112,14 @@ async function main(): Promise<void> {
         line('redeem, one supplier', r.hot, meter.spent());
         const growth = Number(process.env.BENCH_PROBE_GROWTH ?? 0);
         if (growth > 0) {
-          const g = await growthRun(env, session.client, concurrency, growth, 10, (l) =>
-            process.stdout.write(`${l}\n`),
+          const g = await growthRun(
+            env,
+            session.client,
+            concurrency,
+            growth,
+            10,
+            (l) => process.stdout.write(`${l}\n`),
+            vacuum,
           );
           process.stdout.write(`  drained in ${g.drainSeconds.toFixed(1)} s\n`);
         }

@@ -105,7 +105,7 @@ async function main(): Promise<void> {
       `  64 suppliers: ${fmt.rate(bySupplier.spread.perSecond)}/s; one: ${fmt.rate(bySupplier.hot.perSecond)}/s`,
     );
     progress(`suppliers: the growth run, one supplier up to ${fmt.rate(GROWTH_TOTAL)} unsettled redemptions`);
-    const growth = await growthRun(env, client, 64, GROWTH_TOTAL, GROWTH_WINDOW_S, progress);
+    const growth = await growthRun(env, client, 64, GROWTH_TOTAL, GROWTH_WINDOW_S, progress, vacuum);
     suppliers = {
       ...bySupplier,
       growth: { ...growth, windowSeconds: GROWTH_WINDOW_S },
