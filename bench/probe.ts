@@ -120,6 +120,12 @@ async function main(): Promise<void> {
             10,
             (l) => process.stdout.write(`${l}\n`),
             vacuum,
+            () =>
+              cpuMeter({
+                worker: { pid: worker.proc.pid ?? 0 },
+                postgres: { command: 'postgres' },
+                redis: { command: 'redis-server' },
+              }),
           );
           process.stdout.write(`  drained in ${g.drainSeconds.toFixed(1)} s\n`);
         }

@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { nodeArgs } from './lib/child.js';
+import { cpuMeter } from './lib/cpu.js';
 import { benchEnv, cleanup } from './lib/env.js';
 import { untilLedgerCaughtUp, untilPostgresIdle, vacuumAnalyze } from './lib/quiet.js';
 import { better, fmt, type LevelResult } from './lib/measure.js';
@@ -105,7 +106,13 @@ async function main(): Promise<void> {
       `  64 suppliers: ${fmt.rate(bySupplier.spread.perSecond)}/s; one: ${fmt.rate(bySupplier.hot.perSecond)}/s`,
     );
     progress(`suppliers: the growth run, one supplier up to ${fmt.rate(GROWTH_TOTAL)} unsettled redemptions`);
-    const growth = await growthRun(env, client, 64, GROWTH_TOTAL, GROWTH_WINDOW_S, progress, vacuum);
+    const growthMeter = () =>
+      cpuMeter({
+        worker: { pid: worker.proc.pid ?? 0 },
+        postgres: { command: 'postgres' },
+        redis: { command: 'redis-server' },
+      });
+    const growth = await growthRun(env, client, 64, GROWTH_TOTAL, GROWTH_WINDOW_S, progress, vacuum, growthMeter);
     suppliers = {
       ...bySupplier,
       growth: { ...growth, windowSeconds: GROWTH_WINDOW_S },

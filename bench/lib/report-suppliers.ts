@@ -3,7 +3,12 @@ import { fmt, type LevelResult } from './measure.js';
 export interface SuppliersResult {
   spread: LevelResult;
   hot: LevelResult;
-  growth: { windows: LevelResult[]; unsettled: number; drainSeconds: number; windowSeconds: number };
+  growth: {
+    windows: Array<LevelResult & { cpuUs?: number }>;
+    unsettled: number;
+    drainSeconds: number;
+    windowSeconds: number;
+  };
   snapshots: Array<{ type: string; actors: number; mean: number; max: number }>;
 }
 
@@ -15,7 +20,10 @@ export function renderSuppliers(r: SuppliersResult, echo: LevelResult | undefine
   const first = r.growth.windows[0];
   const last = r.growth.windows.at(-1);
   const windows = r.growth.windows
-    .map((w, i) => `| ${i + 1} | ${fmt.rate(w.perSecond)} | ${fmt.ms(w.p50Ms)} | ${fmt.ms(w.p99Ms)} | ${ratio(w)} |`)
+    .map(
+      (w, i) =>
+        `| ${i + 1} | ${fmt.rate(w.perSecond)} | ${fmt.ms(w.p50Ms)} | ${fmt.ms(w.p99Ms)} | ${ratio(w)} | ${fmt.rate(w.cpuUs ?? NaN)} |`,
+    )
     .join('\n');
   const snapshots = r.snapshots.map((s) => `| ${s.type} | ${fmt.rate(s.actors)} | ${s.mean} | ${s.max} |`).join('\n');
   return `## Money path: one supplier against many, and as unsettled redemptions pile up
@@ -32,12 +40,15 @@ ${row('64 suppliers', r.spread)}
 ${row('1 supplier', r.hot)}
 
 The growth run: one supplier redeems, 64 at once, until ${fmt.rate(r.growth.unsettled)} redemptions wait on a
-regulator; the rate of each ${r.growth.windowSeconds}-second window. The account took the last credits
+regulator; the rate of each ${r.growth.windowSeconds}-second window, and the CPU each redemption took in it
+(worker, PostgreSQL and Redis, from \`/proc\`: unlike a rate, it does not follow this VM's speed,
+so it tells a cost that grows from a slow stretch of the machine). The schema is vacuumed between
+windows, as autovacuum would (it is off on this machine). The account took the last credits
 ${r.growth.drainSeconds.toFixed(1)} s after the last window. Last window against the first:
-**${first && last ? fmt.ratio(last.perSecond, first.perSecond) : 'n/a'}**.
+**${first && last ? fmt.ratio(last.perSecond, first.perSecond) : 'n/a'}** by rate, **${first?.cpuUs && last?.cpuUs ? fmt.ratio(first.cpuUs, last.cpuUs) : 'n/a'}** by CPU per redemption (first over last).
 
-| Window | redemptions/s | p50 ms | p99 ms | vs echo ask() at 64 |
-|---|---|---|---|---|
+| Window | redemptions/s | p50 ms | p99 ms | vs echo ask() at 64 | µs of CPU per redemption |
+|---|---|---|---|---|---|
 ${windows}
 
 Snapshot bytes per actor type after these runs (\`octet_length(state::text)\` in the run's schema;

@@ -87,14 +87,20 @@ export async function growthRun(
    * this machine, and a queue table's dead rows would otherwise slow every window more).
    */
   betweenWindows: () => Promise<void> = () => Promise.resolve(),
-): Promise<{ windows: LevelResult[]; unsettled: number; drainSeconds: number }> {
+  /**
+   * A CPU meter per window (worker, PostgreSQL, Redis): CPU per redemption does not drift with
+   * this VM's speed as a rate does, so it tells growth from a slow stretch of the machine.
+   */
+  meter?: () => { start(): void; stop(): void; spent(): Record<string, number> },
+): Promise<{ windows: Array<LevelResult & { cpuUs?: number }>; unsettled: number; drainSeconds: number }> {
   const ids = await seedVouchers(client, 'growth', 10_000, 1e15);
   await betweenWindows();
   const supplier = 'did:key:zbench-growing-supplier';
-  const windows: LevelResult[] = [];
+  const windows: Array<LevelResult & { cpuUs?: number }> = [];
   let n = 0;
   let done = 0;
   while (done < total) {
+    const m = meter?.();
     const w = await closedLoop(
       concurrency,
       windowSeconds * 1000,
@@ -103,9 +109,14 @@ export async function growthRun(
         done++;
       },
       0,
+      m,
     );
-    windows.push(w);
-    progress(`  window ${windows.length}: ${Math.round(w.perSecond)}/s (${done} redeemed)`);
+    const spent = m ? Object.values(m.spent()).reduce((a, b) => a + b, 0) : NaN;
+    const cpuUs = (spent * 1000) / w.ops;
+    windows.push({ ...w, cpuUs });
+    progress(
+      `  window ${windows.length}: ${Math.round(w.perSecond)}/s, ${Math.round(cpuUs)} µs of CPU each (${done} redeemed)`,
+    );
     if (done < total) await betweenWindows();
   }
   // Every credit reached the account: the windows measured the whole path, not a growing backlog.

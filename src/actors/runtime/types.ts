@@ -67,6 +67,7 @@ export interface FactWrite {
  * runtime loads, before `decide`, just the facts each message names (one indexed query a round),
  * and writes the facts a decision returns in the same commit as its snapshot. Only for
  * commit-before-reply types (a round's facts are committed before the next round loads any).
+ * Facts outlive an idle actor's retirement: a step applied before it stays applied.
  */
 interface FactsPolicy<M> {
   /** The fact ids `decide` may read for this message (a handful: each is a primary-key probe). */
