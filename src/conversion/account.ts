@@ -90,6 +90,9 @@ const add = (m: Record<string, string> | undefined, a: string, by: bigint): Reco
   [a]: String(BigInt(m?.[a] ?? '0') + by),
 });
 
+const withoutZero = (m: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(m).filter(([, v]) => v !== '0'));
+
 /** The facts a message reads: its step, its pending credit, or its ITMO claims and certificate. */
 function factsNeeded(msg: AccountMessage): string[] {
   switch (msg.kind) {
@@ -107,11 +110,14 @@ function factsNeeded(msg: AccountMessage): string[] {
   }
 }
 
+/** A deposit asked again is the same one: its pool, amounts and fee (a fee is kept since issue 38). */
 const sameDeposit = (
-  done: { pool?: string; amounts?: unknown },
-  msg: { pool: string; amounts: Record<string, string> },
+  done: { pool?: string; amounts?: unknown; feeBps?: number },
+  msg: { pool: string; amounts: Record<string, string>; feeBps: number },
 ) =>
-  done.pool === msg.pool && JSON.stringify(sortedEntries(done.amounts)) === JSON.stringify(sortedEntries(msg.amounts));
+  done.pool === msg.pool &&
+  (done.feeBps === undefined || done.feeBps === msg.feeBps) &&
+  JSON.stringify(sortedEntries(done.amounts)) === JSON.stringify(sortedEntries(msg.amounts));
 const sortedEntries = (o: unknown) =>
   Object.entries((o ?? {}) as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b));
 
@@ -152,7 +158,9 @@ function deposit(
     state: next,
     reply: view(next),
     // Its amounts are kept with it: the same id asked again for others is refused, not answered.
-    facts: [{ id: stepFact(msg.id), body: { kind: 'deposit', pool: msg.pool, amounts: msg.amounts } }],
+    facts: [
+      { id: stepFact(msg.id), body: { kind: 'deposit', pool: msg.pool, amounts: msg.amounts, feeBps: msg.feeBps } },
+    ],
     effects: [
       ledgerEntry('pool.deposited', { pool: msg.pool, step: msg.id, movement, at: ctx.now.toISOString() }),
       tellEffect(
@@ -206,10 +214,11 @@ function decideAccount(
     return decideItmo(s, state, msg, ctx);
   }
   // A step applied already (or a hold still in place) answers as it stands now.
-  const done = ctx.fact(stepFact(msg.id)) as { kind: string; pool?: string; amounts?: unknown } | undefined;
+  const done = ctx.fact(stepFact(msg.id)) as
+    { kind: string; pool?: string; amounts?: unknown; feeBps?: number } | undefined;
   if (done && msg.kind === 'deposit' && done.amounts !== undefined && !sameDeposit(done, msg)) {
-    // The same id for other amounts (a deposit's id comes from its Idempotency-Key).
-    return { state, rejection: reject('IDEMPOTENCY_KEY_REUSED', 'this deposit id was used for other amounts') };
+    // The same id for other amounts or fee (a deposit's id comes from its Idempotency-Key).
+    return { state, rejection: reject('IDEMPOTENCY_KEY_REUSED', 'this deposit id was used for another deposit') };
   }
   if (done !== undefined || (msg.kind === 'hold' && s.holds[msg.id])) {
     return { state, reply: view(s) };
@@ -271,8 +280,8 @@ function decidePending(
     return { state: next, reply: view(next), facts: [{ id: pendingFact(msg.id), body: credit }] };
   }
   if (known && known.status !== 'pending') return { state, reply: view(s) };
-  // Its credit counted in the total only if it came first.
-  const pendingTotals = known ? add(s.pendingTotals, known.asset, -BigInt(known.amount)) : s.pendingTotals;
+  // Its credit counted in the total only if it came first; a total back at zero is dropped.
+  const pendingTotals = known ? withoutZero(add(s.pendingTotals, known.asset, -BigInt(known.amount))) : s.pendingTotals;
   const balances = msg.outcome === 'accepted' ? add(s.balances, msg.asset, BigInt(msg.amount)) : s.balances;
   const next: AccountState = { ...s, balances, ...(pendingTotals ? { pendingTotals } : {}) };
   const settled: PendingCredit = { asset: msg.asset, amount: msg.amount, status: msg.outcome };

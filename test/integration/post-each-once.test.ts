@@ -39,7 +39,7 @@ describe('postEachOnce', () => {
   });
 
   it('posts after Redis forgot its script (SCRIPT FLUSH)', async () => {
-    if (isCluster(env.redis)) return; // the cluster path sends EVAL, with the script, every time
+    if (isCluster(env.redis)) return; // SCRIPT FLUSH reaches one node of a cluster
     await env.redis.script('FLUSH');
     const [id] = await postEachOnce(env.redis, [post(2, 'e')], 60);
     expect(id).toMatch(/^\d+-\d+$/);

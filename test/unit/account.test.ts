@@ -120,6 +120,8 @@ describe('an account', () => {
     ]) {
       const { account } = run(order);
       expect(account.send({ kind: 'get' }).reply).toEqual({ balances: available });
+      // Nothing pending any more: no total is kept for it.
+      expect(account.state?.pendingTotals ?? {}).toEqual({});
     }
   });
 
@@ -158,6 +160,7 @@ describe('an account', () => {
     // The same id for other amounts is refused, changing nothing.
     const reused = account.send({ ...deposit, amounts: { CARBON: '1', USDC: '6000000' } });
     expect(reused.rejection?.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(account.send({ ...deposit, feeBps: 100 }).rejection?.code).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(account.state?.balances).toEqual({ CARBON: '2000000', USDC: '0' });
     const tooMuch = { ...deposit, id: 'dep2', amounts: { CARBON: '1000000', USDC: '1' } };
     expect(account.send(tooMuch).rejection?.details).toEqual({ asset: 'USDC', available: '0' });

@@ -130,3 +130,23 @@ describe('applyBatch with facts', () => {
     expect(out.views.get('p')).toBeUndefined();
   });
 });
+
+describe('facts.needs that throws', () => {
+  it('dead-letters its message, as a decide that throws, and applies the rest', () => {
+    const fragile: ActorDefinition = {
+      ...def,
+      facts: {
+        needs: (m) => {
+          if ((m as { step?: string }).step === 'bad') throw new Error('no facts for bad');
+          return [];
+        },
+      },
+    };
+    const bad = entry('a', { kind: 'add', step: 'bad', by: 1 });
+    const batch = [bad, entry('b', { kind: 'add', step: 'ok', by: 1 })];
+    expect(factsNeeded(fragile, batch)).toEqual([]);
+    const out = applyBatch(fragile, batch, new Map(), now);
+    expect(out.poison.map((p) => [p.entry.id, p.error])).toEqual([[bad.id, 'no facts for bad']]);
+    expect([...out.dirty.keys()]).toEqual(['b']);
+  });
+});

@@ -73,9 +73,12 @@ describe('voucher decide', () => {
     const again = v.send(redeem(1_000, 'same'));
     expect(again.reply).toEqual(first.reply);
     expect(v.state?.remainingBalance).toBe(10_000_000 - 301 * 1_000);
+    expect(v.facts.has('redeem:same')).toBe(true);
     expect(again.effects).toBeUndefined();
     // The same key for another redemption is refused.
     expect(v.send(redeem(2_000, 'same')).rejection?.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    // A request id the server made (no Idempotency-Key) is never asked again: no fact is kept.
+    expect(v.send(redeem(1_000, 'srv:0f1e')).facts ?? []).toEqual([]);
     // The snapshot holds no redemption: they are records and facts.
     expect(JSON.stringify(v.state).length).toBeLessThan(400);
   });

@@ -81,6 +81,9 @@ function parseEntry(def: ActorDefinition, entry: MailboxEntry): Parsed {
   return result;
 }
 
+/** Entries whose `needs` threw: dead-lettered when applied, as a `decide` that throws. */
+const needsFailed = new WeakMap<MailboxEntry, string>();
+
 /** The facts a batch's messages need (FactsPolicy.needs), each once. */
 export function factsNeeded(
   def: ActorDefinition,
@@ -91,7 +94,15 @@ export function factsNeeded(
   for (const entry of entries) {
     const parsed = parseEntry(def, entry);
     if (!parsed.ok) continue;
-    for (const id of def.facts.needs(parsed.msg)) wanted.set(factKey(entry.key, id), { key: entry.key, id });
+    let ids: readonly string[];
+    try {
+      ids = def.facts.needs(parsed.msg);
+    } catch (err) {
+      // Product code: failing the round would replay it for ever.
+      needsFailed.set(entry, err instanceof Error ? err.message : String(err));
+      continue;
+    }
+    for (const id of ids) wanted.set(factKey(entry.key, id), { key: entry.key, id });
   }
   return [...wanted.values()];
 }
@@ -127,6 +138,11 @@ export function applyBatch(
     const msg = parseEntry(def, entry);
     if (!msg.ok) {
       pushReply(outcome, rejectionReply(entry, msg.rejection));
+      continue;
+    }
+    const failed = needsFailed.get(entry);
+    if (failed !== undefined) {
+      outcome.poison.push({ entry, error: failed });
       continue;
     }
     const ctx: ActorContext = {

@@ -204,7 +204,8 @@ export function decideVoucher(
             ]
           : [ledgerEntry('voucher.redeemed', { ...record, at: redemption.createdAt })],
         records: [{ kind: 'redemption', id: redemption.id, body: redemption }],
-        facts: [{ id: redeemFact(msg.requestId), body: redemption }],
+        // A request id the server made (no Idempotency-Key) is never asked again: nothing to keep.
+        facts: msg.requestId.startsWith('srv:') ? [] : [{ id: redeemFact(msg.requestId), body: redemption }],
       };
     }
 
