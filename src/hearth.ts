@@ -117,9 +117,17 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         cleanups.push(() => lane.end({ timeout: 5 }));
         return createPgSnapshotStore(lane);
       });
+      // Deletes of posted tells: one at a time, none waiting for its WAL flush (tell-outbox.ts).
+      const forgetSql = createSql({
+        url: config.DATABASE_URL,
+        schema: config.DATABASE_SCHEMA,
+        max: 1,
+        settings: { synchronous_commit: 'off' },
+      });
+      cleanups.push(() => forgetSql.end({ timeout: 5 }));
       // Started before the runtime, so the first commit's tells find it.
       const relay = new OutboxRelay({
-        outbox: createPgTellOutbox(sql),
+        outbox: createPgTellOutbox(sql, forgetSql),
         redis,
         keys,
         partitionsOf,

@@ -8,6 +8,8 @@ export interface DbOptions {
   schema: string;
   /** Pool size. Default 10. */
   max?: number;
+  /** Session settings of every connection, beside hearth's own (e.g. `synchronous_commit`). */
+  settings?: Record<string, string>;
 }
 
 /**
@@ -22,14 +24,14 @@ function reconnectDelaySeconds(failures: number): number {
 }
 
 /** A pool whose connections all use hearth's schema, so tests can isolate by schema. */
-export function createSql({ url, schema, max = 10 }: DbOptions): Sql {
+export function createSql({ url, schema, max = 10, settings = {} }: DbOptions): Sql {
   return postgres(url, {
     max,
     backoff: reconnectDelaySeconds,
     connect_timeout: 5,
     idle_timeout: 30,
     onnotice: () => undefined,
-    connection: { search_path: schema, application_name: 'hearth', plan_cache_mode: 'force_generic_plan' },
+    connection: { search_path: schema, application_name: 'hearth', plan_cache_mode: 'force_generic_plan', ...settings },
   });
 }
 

@@ -5,9 +5,11 @@ import type { Sql } from './db.js';
  * The outbox's tells in PostgreSQL. `relay` deletes a batch `FOR UPDATE SKIP LOCKED` (so every
  * worker's relay takes its own rows), posts it, and commits the delete after: a crash or a failed
  * post rolls it back and the rows are posted again, which the relay's marks make a no-op.
- * `forget` deletes the rows a worker posted itself right after its commit, by their identity.
+ * `forget` deletes the rows a worker posted itself right after its commit, by their identity,
+ * through `forgetSql` when given: a connection whose commits need not wait for their WAL flush
+ * (a delete lost in a crash leaves rows the relay posts again, as a no-op).
  */
-export function createPgTellOutbox(sql: Sql): TellOutbox {
+export function createPgTellOutbox(sql: Sql, forgetSql: Sql = sql): TellOutbox {
   return {
     relay: (batch, minAgeMs, post) =>
       sql.begin(async (tx) => {
@@ -36,7 +38,7 @@ export function createPgTellOutbox(sql: Sql): TellOutbox {
       // Each row by its unique key (a LATERAL probe, planned at each call): a join of the outbox,
       // whose head is dead rows between two vacuums, was planned as a scan of it (1.4 ms a
       // delete, measured, and growing until the next vacuum).
-      await sql.unsafe(
+      await forgetSql.unsafe(
         `DELETE FROM outbox WHERE ctid = ANY (ARRAY(
            SELECT o.ctid FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS x(type, key, msg_id, seq)
            CROSS JOIN LATERAL (

@@ -48,3 +48,28 @@ describe('hearth_partition (SQL)', () => {
     }
   });
 });
+
+describe('PostgreSQL commit: outbox rows and records', () => {
+  it('writes a replayed message’s outbox rows and records once: its snapshot does not advance, so the commit aborts', async () => {
+    const store = createPgSnapshotStore(env.sql);
+    const type = `replay-${Date.now().toString(36)}`;
+    const epoch = await store.takeFence(type, 0, 'w1');
+    const applied = {
+      type,
+      partition: 0,
+      epoch,
+      dirty: new Map([['a', { state: { n: 1 }, version: 1, lastMsgId: '5-0' }]]),
+      outbox: [{ key: 'a', msgId: '5-0', seq: 0, topic: 'ledger', payload: { n: 1 } }],
+      records: [{ key: 'a', msgId: '5-0', kind: 'thing', id: `${type}-r1`, body: { n: 1 } }],
+    };
+    await store.commit(applied);
+    // The same message applied again (a replay by this owner or the next one).
+    await expect(store.commit(applied)).rejects.toThrow(/did not advance/);
+    const next = await store.takeFence(type, 0, 'w2');
+    await expect(store.commit({ ...applied, epoch: next })).rejects.toThrow(/did not advance/);
+    const [counts] = await env.sql<{ outbox: number; records: number }[]>`
+      SELECT (SELECT count(*)::int FROM outbox WHERE actor_type = ${type}) AS outbox,
+             (SELECT count(*)::int FROM actor_records WHERE actor_type = ${type}) AS records`;
+    expect(counts).toEqual({ outbox: 1, records: 1 });
+  });
+});

@@ -6,7 +6,7 @@ import { mailboxEntry } from './mailbox-post.js';
 import { partitionOf } from './keys.js';
 import { postEachOnce, type OncePost } from './post-once.js';
 import { createHash } from 'node:crypto';
-import { TELL_TOPIC, type BatchCommit, type TellOutbox, type TellSender } from './ports.js';
+import { TELL_TOPIC, type BatchCommit, type OutboxTell, type TellOutbox, type TellSender } from './ports.js';
 import type { RedisClient } from './redis.js';
 
 /** An outbox row of the tell topic, as tellEffect() wrote it. */
@@ -31,6 +31,9 @@ interface OutboxRelayOptions {
  * its next poll, so a batch posted again after a lost commit adds nothing.
  */
 const TOLD_TTL_S = 300;
+
+/** Posted rows deleted per statement at most. */
+const FORGET_BATCH = 1_024;
 
 /** A tell's mark id: its outbox row's identity, hashed (the same for every post of it). */
 function markOf(s: TellSender): string {
@@ -71,6 +74,11 @@ export class OutboxRelay {
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** Tells committed in this tick, posted at its end (see {@link publish}). */
+  private publishing: OutboxTell[] = [];
+  /** Posted tells whose rows are still to delete, and the deletes in progress. */
+  private forgetting: TellSender[] = [];
+  private forgotten: Promise<void> | undefined;
 
   constructor(private readonly d: OutboxRelayDeps) {}
 
@@ -81,15 +89,30 @@ export class OutboxRelay {
 
   /**
    * Posts the tells of a batch this worker has just committed, then deletes their rows (a failure
-   * leaves them to the relays' poll, which posts them again as a no-op). The posts are issued
-   * before the first await, so one partition's commits post in their order.
+   * leaves them to the relays' poll, which posts them again as a no-op). The batches of one group
+   * commit are handed in within one tick: their tells go together at the end of it, in the order
+   * given, as one script call (post-once.ts), so one partition's commits post in their order. Their
+   * rows are then deleted by one statement at a time, whatever piled up meanwhile: a delete per
+   * batch was a statement (and a WAL flush) per busy partition per round, measured: 14 a round of
+   * 64 redemptions.
    */
   publish(batch: BatchCommit): void {
     const tells = batch.outbox.filter((o) => o.topic === TELL_TOPIC);
     if (tells.length === 0) return;
-    const senders = tells.map((t) => ({ type: batch.type, key: t.key, msgId: t.msgId, seq: t.seq }));
-    this.post(senders.map((sender, i) => ({ sender, payload: tells[i]!.payload })))
-      .then(() => this.d.outbox.forget(senders))
+    if (this.publishing.length === 0) queueMicrotask(() => this.postPublished());
+    for (const t of tells) {
+      this.publishing.push({
+        sender: { type: batch.type, key: t.key, msgId: t.msgId, seq: t.seq },
+        payload: t.payload,
+      });
+    }
+  }
+
+  private postPublished(): void {
+    const tells = this.publishing;
+    this.publishing = [];
+    this.post(tells)
+      .then(() => this.forgetLater(tells.map((t) => t.sender)))
       .catch((err: unknown) =>
         this.d.log.warn(
           { err: err instanceof Error ? err.message : String(err) },
@@ -98,10 +121,31 @@ export class OutboxRelay {
       );
   }
 
+  /** Deletes posted rows, one statement at a time; a row left behind is posted again as a no-op. */
+  private forgetLater(senders: readonly TellSender[]): void {
+    this.forgetting.push(...senders);
+    this.forgotten ??= this.forgetAll().finally(() => (this.forgotten = undefined));
+  }
+
+  private async forgetAll(): Promise<void> {
+    while (this.forgetting.length > 0) {
+      const sent = this.forgetting.splice(0, FORGET_BATCH);
+      await this.d.outbox
+        .forget(sent)
+        .catch((err: unknown) =>
+          this.d.log.warn(
+            { err: err instanceof Error ? err.message : String(err), rows: sent.length },
+            'deleting posted tells failed; the relay posts them again, as a no-op',
+          ),
+        );
+    }
+  }
+
   async close(): Promise<void> {
     this.abort.abort();
     this.wake?.();
     await this.loop;
+    await this.forgotten;
   }
 
   private async run(): Promise<void> {
