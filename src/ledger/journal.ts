@@ -64,13 +64,16 @@ export async function appendBlock(
       createdAt,
     };
     const hash = blockHash(header);
-    const ids = sources.map((s) => s.id);
-    const indexes = sources.map((_, i) => i);
     // An entry that names a `ref` (an ITMO claim's id) can be found by it (019_itmo.sql).
-    const refs = sources.map((s) => {
+    const refOf = (s: EntrySource): string | null => {
       const ref = (s.payload as { ref?: unknown } | null)?.ref;
       return typeof ref === 'string' ? ref : null;
-    });
+    };
+    // The entries travel as one JSON document (not five arrays the driver escapes element by
+    // element: 2% of the worker's CPU per redemption went to escaping the bodies' quotes).
+    const entries = JSON.stringify(
+      sources.map((s, i) => ({ id: s.id, idx: i, leaf: leaves[i], body: bodies[i], ref: refOf(s) })),
+    );
 
     await tx`
       INSERT INTO ledger_blocks (height, prev_hash, merkle_root, hash, entry_count, created_at, anchor_status)
@@ -79,8 +82,7 @@ export async function appendBlock(
     await tx`
       INSERT INTO ledger_entries (entry_id, height, idx, leaf_hash, body, ref)
       SELECT x.id, ${header.height}, x.idx, x.leaf, x.body, x.ref
-      FROM unnest(${tx.array(ids)}::bigint[], ${tx.array(indexes)}::int[], ${tx.array(leaves)}::text[],
-                  ${tx.array(bodies)}::text[], ${tx.array(refs as string[])}::text[]) AS x(id, idx, leaf, body, ref)`;
+      FROM json_to_recordset(${entries}::text::json) AS x(id bigint, idx int, leaf text, body text, ref text)`;
     await tx`UPDATE ledger_head SET height = ${header.height}, hash = ${hash} WHERE id = 1`;
     return { height: header.height, hash, merkleRoot: header.merkleRoot, entryCount: header.entryCount, createdAt };
   });
