@@ -22,7 +22,8 @@ ${row('swaps through one pool', c.swaps)}
 ${row('conversions (sagas), 1,000 accounts', c.sagas)}
 
 A conversion is seven actor steps, each committed before the next is told (the worker posts a
-commit's tells right after it, then deletes their outbox rows), four of them writing the new saga's
+group commit's tells right after it in one call, then deletes their outbox rows, one statement
+at a time for whatever has piled up), four of them writing the new saga's
 snapshot and read model row, and one a ledger entry: at about 1/7 of the echo rate it would be
 13% (docs/scaling.md says where the rest goes).
 `;
