@@ -43,6 +43,17 @@ describe('the documentation lives in the repository', () => {
     expect(broken).toEqual([]);
   });
 
+  it('names only paths that exist, in the architecture and the glossary', () => {
+    const missing: string[] = [];
+    for (const file of ['docs/architecture.md', 'docs/glossary.md']) {
+      const text = readFileSync(file, 'utf8');
+      for (const [, path] of text.matchAll(/`((?:src|test|bench|docs|scripts|console|deploy)\/[^`\s*<>{}]+?)\/?`/g)) {
+        if (!existsSync(path!)) missing.push(`${file} → ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('has an architecture, an operations and an API document', () => {
     for (const doc of ['docs/architecture.md', 'docs/operations.md', 'docs/api.md']) expect(existsSync(doc)).toBe(true);
     expect(readFileSync('docs/architecture.md', 'utf8')).toMatch(/## The data path of one request/);
