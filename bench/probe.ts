@@ -11,7 +11,7 @@
  * speaks to one Redis.
  * Nothing is written: BENCHMARKS.md comes from `npm run bench`.
  */
-import { parseRedisTarget } from '../src/actors/runtime/redis-target.js';
+import { parseRedisTarget } from '../src/common/redis-target.js';
 import { nodeArgs } from './lib/child.js';
 import { cpuMeter } from './lib/cpu.js';
 import { benchEnv, cleanup } from './lib/env.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
-import { redisUrlProblem } from './actors/runtime/redis-target.js';
-import { isTimeZone } from './gateways/ussd/local-time.js';
+import { redisUrlProblem } from './common/redis-target.js';
+import { isTimeZone } from './common/local-time.js';
 
 /**
  * The one schema over the environment. Nothing else in `src/` reads `process.env` (the entry

@@ -5,7 +5,7 @@ import { createKeys } from './actors/runtime/keys.js';
 import { connectRedis, createRedis } from './actors/runtime/redis.js';
 import { assertPartitionCounts } from './actors/runtime/partition-counts.js';
 import { OutboxRelay } from './actors/runtime/outbox-relay.js';
-import { SagaSweep } from './conversion/saga-sweep.js';
+import { SagaSweep } from './gateways/conversions/saga-sweep.js';
 import { Runtime } from './actors/runtime/runtime.js';
 import { createPgTellOutbox } from './store/tell-outbox.js';
 import type { ActorDefinition } from './actors/runtime/types.js';

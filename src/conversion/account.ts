@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { asset, micro, stepId } from './message-fields.js';
+import { asset, micro, stepId } from '../common/money-fields.js';
 import { tellEffect } from '../actors/tell-effect.js';
 import { reject, type ActorContext, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
-import { replyTo } from './swap-outcome.js';
+import { replyTo } from '../common/swap-outcome.js';
 import { ledgerEntry } from '../actors/ledger-effect.js';
 import { actorRef } from '../actors/runtime/actor-ref.js';
-import { poolAccount, shown } from './movement.js';
+import { poolAccount, shown } from '../common/movement.js';
 import { decideItmo, itmoFactsNeeded, itmoMessages, type ItmoCertificate, type ItmoClaim } from './itmo.js';
 import { pendingFact, stepFact, type PendingCredit } from './account-facts.js';
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { asset, micro, microOrZero, stepId } from './message-fields.js';
+import { asset, micro, microOrZero, stepId } from '../common/money-fields.js';
 import { tellEffect } from '../actors/tell-effect.js';
 import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
 import { actorRef } from '../actors/runtime/actor-ref.js';
-import { swapOutcome } from './swap-outcome.js';
-import { shown } from './movement.js';
+import { swapOutcome } from '../common/swap-outcome.js';
+import { shown } from '../common/movement.js';
 
 /**
  * A conversion through a pool, as a saga (docs/design/token-conversion.md): one actor per

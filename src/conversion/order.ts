@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { asset, micro, stepId } from './message-fields.js';
+import { asset, micro, stepId } from '../common/money-fields.js';
 import { ledgerEntry } from '../actors/ledger-effect.js';
 import { actorRef } from '../actors/runtime/actor-ref.js';
 import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
 import { tellEffect } from '../actors/tell-effect.js';
-import { burnAccount, mintAccount, shown } from './movement.js';
+import { burnAccount, mintAccount, shown } from '../common/movement.js';
 
 /**
  * An order settled outside hearth by a counterparty (docs/design/token-conversion.md, steps 2

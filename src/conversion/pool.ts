@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { asset, micro, microOrZero } from './message-fields.js';
+import { asset, micro, microOrZero } from '../common/money-fields.js';
 import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
 import { ledgerEntry } from '../actors/ledger-effect.js';
 import { tellEffect } from '../actors/tell-effect.js';
 import { swap } from './pool-math.js';
-import { poolAccount } from './movement.js';
-import { replyTo, type SwapOutcome } from './swap-outcome.js';
+import { poolAccount } from '../common/movement.js';
+import { replyTo, type SwapOutcome } from '../common/swap-outcome.js';
 
 /**
  * A liquidity pool of two assets (docs/design/token-conversion.md), one actor, so that its swaps

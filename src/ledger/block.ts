@@ -1,4 +1,4 @@
-import { canonicalJson } from './canonical.js';
+import { canonicalJson } from '../common/canonical-json.js';
 import { sha256Hex } from './merkle.js';
 
 /** What a block's hash covers. Changing any of it, or any entry (via the root), changes the hash. */

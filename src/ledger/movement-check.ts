@@ -1,4 +1,4 @@
-import { isSystemAccount, unbalanced, type Leg } from '../conversion/movement.js';
+import { isSystemAccount, unbalanced, type Leg } from '../common/movement.js';
 
 /** Per asset: what issuance minted, what was burned, and what every other account holds. */
 export type AssetTotals = Record<string, { minted: string; burned: string; held: string }>;

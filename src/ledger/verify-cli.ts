@@ -8,7 +8,7 @@ import { withDotEnv } from '../env-file.js';
 import { assertDatabaseReachable, createSql } from '../store/db.js';
 import { progressBar } from './progress-bar.js';
 import { parseCheckpoint, verifyJournal } from './verify.js';
-import { shown } from '../conversion/movement.js';
+import { shown } from '../common/movement.js';
 
 async function main(): Promise<number> {
   const config = loadDatabaseConfig(withDotEnv(process.env));

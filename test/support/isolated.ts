@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
-import { parseRedisTarget } from '../../src/actors/runtime/redis-target.js';
+import { parseRedisTarget } from '../../src/common/redis-target.js';
 import { inject } from 'vitest';
 import { createKeys, type Keys } from '../../src/actors/runtime/keys.js';
 import { loadConfig, type Config } from '../../src/config.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { blockHash, entryBody } from '../../src/ledger/block.js';
-import { canonicalJson } from '../../src/ledger/canonical.js';
+import { canonicalJson } from '../../src/common/canonical-json.js';
 import { inclusionPath, leafHash, merkleRoot, verifyInclusion } from '../../src/ledger/merkle.js';
 
 const h = (...parts: Buffer[]): string => createHash('sha256').update(Buffer.concat(parts)).digest('hex');

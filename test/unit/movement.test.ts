@@ -1,13 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  burnAccount,
-  isSystemAccount,
-  mintAccount,
-  replay,
-  unbalanced,
-  type Leg,
-} from '../../src/conversion/movement.js';
+import { burnAccount, isSystemAccount, mintAccount, replay, unbalanced, type Leg } from '../../src/common/movement.js';
 
 const parties = ['did:supplier:1', 'did:supplier:2', 'did:implementer:1', 'pool:1'];
 const assets = ['CARBON', 'USDC'];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { unbalanced, type Leg } from '../../src/conversion/movement.js';
+import { unbalanced, type Leg } from '../../src/common/movement.js';
 import { poolActor, type PoolMessage } from '../../src/conversion/pool.js';
 import { decider } from '../support/decider.js';
 const seed: PoolMessage = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRedisTarget, redactRedisUrl, redisUrlProblem } from '../../src/actors/runtime/redis-target.js';
+import { parseRedisTarget, redactRedisUrl, redisUrlProblem } from '../../src/common/redis-target.js';
 import { loadConfig } from '../../src/config.js';
 
 describe('REDIS_URL: one Redis or a Redis Cluster', () => {

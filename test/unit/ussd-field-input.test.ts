@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { dialled } from '../../src/gateways/ussd/dial-through.js';
-import { localClock } from '../../src/gateways/ussd/local-time.js';
+import { localClock } from '../../src/common/local-time.js';
 import { normalizePhone } from '../../src/gateways/ussd/phone-number.js';
 
 const minimal = {

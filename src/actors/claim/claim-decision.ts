@@ -1,7 +1,7 @@
 import { ledgerEntry } from '../ledger-effect.js';
 import { tellEffect } from '../tell-effect.js';
 import { reject, type Decision } from '../runtime/types.js';
-import { CARBON, pendingAccount, pendingCreditId, voucherAccount } from '../../conversion/movement.js';
+import { CARBON, pendingAccount, pendingCreditId, voucherAccount } from '../../common/movement.js';
 import type { ClaimMessage, ClaimState } from './messages.js';
 
 /**

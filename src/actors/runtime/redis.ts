@@ -1,7 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../../log.js';
 import { StartupError } from '../../errors/index.js';
-import { parseRedisTarget, redactRedisUrl } from './redis-target.js';
+import { parseRedisTarget, redactRedisUrl } from '../../common/redis-target.js';
 
 export type { Redis, Cluster };
 

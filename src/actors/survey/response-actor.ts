@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { canonicalJson } from '../../ledger/canonical.js';
+import { canonicalJson } from '../../common/canonical-json.js';
 import { ledgerEntry } from '../ledger-effect.js';
 import { z } from 'zod';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';

@@ -1,6 +1,6 @@
 import { ledgerEntry } from '../ledger-effect.js';
 import { tellEffect } from '../tell-effect.js';
-import { CARBON, mintAccount, pendingAccount, pendingCreditId, voucherAccount } from '../../conversion/movement.js';
+import { CARBON, mintAccount, pendingAccount, pendingCreditId, voucherAccount } from '../../common/movement.js';
 import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
 import { voucherMessages, type Redemption, type VoucherMessage, type VoucherState } from './messages.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { amount } from '../registries/schemas.js';
-import { asset } from '../../conversion/message-fields.js';
+import { asset } from '../../common/money-fields.js';
 import { exchangeMicro, payoutFiat } from './order-amounts.js';
 
 /** A conversion request: what to pay in, and the least to receive (a worse fill is refused). */

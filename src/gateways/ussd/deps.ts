@@ -13,7 +13,7 @@ import { LiveSessions } from './live-sessions.js';
 import { PhoneDirectory } from './phone-directory.js';
 import { sealText } from '../../actors/ussd-session/index.js';
 import type { CountryCode } from 'libphonenumber-js';
-import { localClock } from './local-time.js';
+import { localClock } from '../../common/local-time.js';
 import { PinStore } from './pin-store.js';
 import { PhoneLanguage } from './phone-language.js';
 import { PhoneRateLimit } from './rate-limit.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Intent, IntentResult } from '../../actors/ussd-session/index.js';
-import { CARBON } from '../../conversion/movement.js';
+import { CARBON } from '../../common/movement.js';
 import { AppError } from '../../errors/index.js';
 import { convert, poolId, quote, type ConvertDeps } from '../conversions/convert.js';
 import { decimal, micro } from '../conversions/conversion-view.js';

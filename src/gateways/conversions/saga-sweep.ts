@@ -1,7 +1,7 @@
-import type { Logger } from '../log.js';
-import { TELL_TOPIC } from '../actors/runtime/ports.js';
+import type { Logger } from '../../log.js';
+import { TELL_TOPIC } from '../../actors/runtime/ports.js';
 import type { TransactionSql } from 'postgres';
-import type { Sql } from '../store/db.js';
+import type { Sql } from '../../store/db.js';
 
 export interface SagaSweepOptions {
   /** A saga that has not moved for this long is sent its pending step again, ms. */
