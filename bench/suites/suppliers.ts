@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
-import { accountRef } from '../../src/conversion/account.js';
+import { accountRef } from '../../src/actors/account/index.js';
 import type { BenchEnv } from '../lib/env.js';
 import { closedLoop, type LevelResult } from '../lib/measure.js';
 import { seedVouchers } from './vouchers.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConversionState } from '../../src/conversion/conversion.js';
+import type { ConversionState } from '../../src/actors/conversion/index.js';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actors as registered } from '../../src/actors/registry.js';
 import type { ActorDefinition, OutboxEffect } from '../../src/actors/runtime/types.js';
-import { accountActor, type AccountMessage, type AccountState } from '../../src/conversion/account.js';
-import type { ConversionState } from '../../src/conversion/conversion.js';
-import { poolActor, type PoolMessage, type PoolState } from '../../src/conversion/pool.js';
+import { accountActor, type AccountMessage, type AccountState } from '../../src/actors/account/index.js';
+import type { ConversionState } from '../../src/actors/conversion/index.js';
+import { poolActor, type PoolMessage, type PoolState } from '../../src/actors/pool/index.js';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
 import { ledgerRecords } from '../support/ledger-records.js';

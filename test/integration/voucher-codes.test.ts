@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isVoucherCode } from '../../src/actors/voucher/code.js';
+import { isVoucherCode } from '../../src/common/voucher-code.js';
 import { startHearth, type Hearth } from '../../src/hearth.js';
 import { adminKey, api, type Api } from '../support/api.js';
 import { isolated, type Isolated } from '../support/isolated.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { accountActor, type AccountMessage, type AccountState } from '../../src/conversion/account.js';
+import { accountActor, type AccountMessage, type AccountState } from '../../src/actors/account/index.js';
 import { decider } from '../support/decider.js';
 
 /** An account driven through these messages; its state, how many were refused, and the driver. */

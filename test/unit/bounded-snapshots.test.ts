@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
-import { accountActor, type AccountMessage } from '../../src/conversion/account.js';
-import { poolActor, type PoolMessage } from '../../src/conversion/pool.js';
+import { accountActor, type AccountMessage } from '../../src/actors/account/index.js';
+import { poolActor, type PoolMessage } from '../../src/actors/pool/index.js';
 import { voucherActor } from '../../src/actors/voucher/logic.js';
 import type { VoucherMessage } from '../../src/actors/voucher/messages.js';
 import { chatSessionActor } from '../../src/actors/chat-session/logic.js';

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ActorContext, ActorDefinition, OutboxEffect } from '../../src/actors/runtime/types.js';
 import type { ActorMessage } from '../../src/actors/runtime/mailbox-post.js';
-import { accountActor, type AccountState } from '../../src/conversion/account.js';
-import { conversionActor, type ConversionState } from '../../src/conversion/conversion.js';
-import { poolActor, type PoolState } from '../../src/conversion/pool.js';
+import { accountActor, type AccountState } from '../../src/actors/account/index.js';
+import { conversionActor, type ConversionState } from '../../src/actors/conversion/index.js';
+import { poolActor, type PoolState } from '../../src/actors/pool/index.js';
 
 /**
  * The saga against the real account and pool `decide`s, over a network that delivers the

@@ -17,7 +17,20 @@ function importsUnder(folder: string): Array<{ file: string; target: string }> {
 }
 
 const products = ['src/gateways/', 'src/actors/voucher/', 'src/actors/claim/', 'src/actors/survey/'];
-const moreProducts = ['src/actors/chat-session/', 'src/actors/ussd-session/', 'src/ledger/'];
+const moreProducts = [
+  'src/actors/chat-session/',
+  'src/actors/ussd-session/',
+  'src/ledger/',
+  'src/actors/account/',
+  'src/actors/pool/',
+  'src/actors/conversion/',
+  'src/actors/order/',
+];
+
+/** The actor folders: every folder of src/actors but the runtime. */
+const actorFolders = readdirSync('src/actors', { withFileTypes: true })
+  .filter((e) => e.isDirectory() && e.name !== 'runtime')
+  .map((e) => `src/actors/${e.name}/`);
 
 describe('the folder rule (docs/architecture.md)', () => {
   it('keeps the actor runtime free of the store and of every product: it names ports instead', () => {
@@ -31,6 +44,41 @@ describe('the folder rule (docs/architecture.md)', () => {
     const wrong = importsUnder('src/store').filter(({ target }) =>
       [...products, ...moreProducts].some((p) => target.startsWith(p)),
     );
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps each actor folder to itself, the runtime, the effects and the common floor', () => {
+    const allowed = (folder: string, target: string) =>
+      target.startsWith(folder) ||
+      target.startsWith('src/actors/runtime/') ||
+      target.startsWith('src/common/') ||
+      target.startsWith('src/crypto/') ||
+      ['src/actors/tell-effect.js', 'src/actors/ledger-effect.js'].includes(target);
+    const wrong = actorFolders.flatMap((folder) =>
+      importsUnder(folder).filter(({ target }) => !allowed(folder, target)),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps the common floor free of every other folder of src', () => {
+    const wrong = importsUnder('src/common').filter(
+      ({ target }) => target.startsWith('src/') && !target.startsWith('src/common/'),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps config and the ledger free of the gateways, and config free of the runtime', () => {
+    const wrong = [
+      ...importsUnder('src/ledger').filter(({ target }) => target.startsWith('src/gateways/')),
+      ...['src/config.ts']
+        .flatMap((f) =>
+          [...readFileSync(f, 'utf8').matchAll(/from '(\.{1,2}\/[^']+)'/g)].map((m) => ({
+            file: f,
+            target: normalize(join(dirname(f), m[1]!)),
+          })),
+        )
+        .filter(({ target }) => target.startsWith('src/gateways/') || target.startsWith('src/actors/')),
+    ];
     expect(wrong).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { accountActor, type AccountMessage } from '../../src/conversion/account.js';
-import { itmoCertificateFact, itmoClaimFact } from '../../src/conversion/account-facts.js';
+import { accountActor, type AccountMessage } from '../../src/actors/account/index.js';
+import { itmoCertificateFact, itmoClaimFact } from '../../src/actors/account/facts.js';
 import { decider } from '../support/decider.js';
 
 function run(messages: AccountMessage[]) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ActorContext, OutboxEffect } from '../../src/actors/runtime/types.js';
-import { orderActor, type OrderMessage, type OrderState } from '../../src/conversion/order.js';
+import { orderActor, type OrderMessage, type OrderState } from '../../src/actors/order/index.js';
 
 const ctx = { key: 'po_1', now: new Date('2026-11-25T10:00:00Z') } as ActorContext;
 const start = (order: 'payout' | 'exchange'): OrderMessage => ({

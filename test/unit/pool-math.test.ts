@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { quoteOut, swap } from '../../src/conversion/pool-math.js';
+import { quoteOut, swap } from '../../src/actors/pool/pool-math.js';
 
 /** Reserves from 1 micro-unit to a billion units; amounts up to a tenth of that. */
 const reserve = fc.bigInt({ min: 1n, max: 10n ** 15n });

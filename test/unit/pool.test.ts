@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { unbalanced, type Leg } from '../../src/common/movement.js';
-import { poolActor, type PoolMessage } from '../../src/conversion/pool.js';
+import { poolActor, type PoolMessage } from '../../src/actors/pool/index.js';
 import { decider } from '../support/decider.js';
 const seed: PoolMessage = {
   kind: 'deposit',

@@ -1,9 +1,9 @@
-import type { AccountView } from '../../conversion/account.js';
-import { itmoCertificateFact, itmoClaimFact } from '../../conversion/account-facts.js';
-import type { ItmoCertificate, ItmoClaim } from '../../conversion/itmo.js';
+import type { AccountView } from '../../actors/account/index.js';
+import { itmoCertificateFact, itmoClaimFact } from '../../actors/account/facts.js';
+import type { ItmoCertificate, ItmoClaim } from '../../actors/account/itmo.js';
 import { factHolder } from '../../store/fact-reads.js';
-import type { ConversionState } from '../../conversion/conversion.js';
-import type { OrderState } from '../../conversion/order.js';
+import type { ConversionState } from '../../actors/conversion/index.js';
+import type { OrderState } from '../../actors/order/index.js';
 import type { Sql } from '../../store/db.js';
 import { paged } from '../../store/paged.js';
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { ConversionState } from '../../conversion/conversion.js';
-import type { AccountView } from '../../conversion/account.js';
-import type { OrderState } from '../../conversion/order.js';
+import type { ConversionState } from '../../actors/conversion/index.js';
+import type { AccountView } from '../../actors/account/index.js';
+import type { OrderState } from '../../actors/order/index.js';
 import type { accountViewSchema, conversionViewSchema, orderViewSchema, poolViewSchema } from './schemas.js';
 import type { PoolRow } from './conversion-reads.js';
 

@@ -1,6 +1,6 @@
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import { conversionRef, type ConversionState } from '../../conversion/conversion.js';
-import { quoteOut } from '../../conversion/pool-math.js';
+import { conversionRef, type ConversionState } from '../../actors/conversion/index.js';
+import { quoteOut } from '../../actors/pool/pool-math.js';
 import { AppError } from '../../errors/index.js';
 import type { ConversionReads, PoolRow } from './conversion-reads.js';
 import { readUntil } from './wait.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import { orderRef } from '../../conversion/order.js';
+import { orderRef } from '../../actors/order/index.js';
 import { AppError, isAppError } from '../../errors/index.js';
 import type { Counterparties } from '../../store/counterparties.js';
 import { guarded, type Guards } from '../auth/guard.js';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import { accountRef } from '../../conversion/account.js';
-import type { ItmoCertificate, ItmoClaim } from '../../conversion/itmo.js';
+import { accountRef } from '../../actors/account/index.js';
+import type { ItmoCertificate, ItmoClaim } from '../../actors/account/itmo.js';
 import { AppError } from '../../errors/index.js';
 import type { LedgerReads } from '../../ledger/ledger-reads.js';
 import { guarded, type Guards } from '../auth/guard.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import { orderRef, type OrderState } from '../../conversion/order.js';
+import { orderRef, type OrderState } from '../../actors/order/index.js';
 import { AppError } from '../../errors/index.js';
 import type { Counterparties, CounterpartyKind } from '../../store/counterparties.js';
 import { guarded, type Guards } from '../auth/guard.js';

@@ -1,6 +1,6 @@
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import { actorRef } from '../../actors/runtime/actor-ref.js';
-import type { PoolMessage } from '../../conversion/pool.js';
+import type { PoolMessage } from '../../actors/pool/index.js';
 import { isAppError, isStoreUnavailable } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
 
@@ -13,8 +13,8 @@ const poolDeposits = actorRef<Deposit, { deposit: unknown }>('pool');
  * Has the pool apply a deposit the depositor's account has just committed, waiting up to
  * `waitMs`, so that a read of the pool after the route's answer shows it (read after write):
  * the account's own tell of it goes through the outbox, and `GET /v1/pools/:id` would otherwise
- * race it. This is the very message the account tells (conversion/account.ts), and the pool
- * applies a deposit id once (conversion/pool.ts), whichever of this ask and that tell comes first.
+ * race it. This is the very message the account tells (actors/account/logic.ts), and the pool
+ * applies a deposit id once (actors/pool/logic.ts), whichever of this ask and that tell comes first.
  * The pool commits before it answers, its read model in the same commit.
  *
  * Asked only after the account applied the deposit: the account has then already posted its tell

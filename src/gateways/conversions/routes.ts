@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import type { ConversionState } from '../../conversion/conversion.js';
+import type { ConversionState } from '../../actors/conversion/index.js';
 import { AppError } from '../../errors/index.js';
 import { guarded, type Guards } from '../auth/guard.js';
 import type { Role } from '../auth/principal.js';

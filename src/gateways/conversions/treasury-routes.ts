@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import { accountRef } from '../../conversion/account.js';
+import { accountRef } from '../../actors/account/index.js';
 import { voucherRef } from '../../actors/voucher/messages.js';
 import { toMicro } from '../../actors/voucher/money.js';
 import { voucherIdFor } from '../../actors/voucher/representation.js';

@@ -20,7 +20,7 @@ import type { VoucherPlans } from '../vouchers/product-rule.js';
 import type { SurveyReads } from '../surveys/survey-reads.js';
 import { checkRedeemer, redeem as redeemVoucher } from '../vouchers/redeem.js';
 import { surveyResponseRef } from '../../actors/survey/response-actor.js';
-import { isVoucherCode } from '../../actors/voucher/code.js';
+import { isVoucherCode } from '../../common/voucher-code.js';
 import type { VoucherCodes } from '../vouchers/voucher-codes.js';
 import type { UnknownCodeLimit } from './unknown-code-limit.js';
 import { carryOutWallet, type WalletDeps } from './wallet-orders.js';

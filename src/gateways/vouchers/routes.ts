@@ -24,7 +24,7 @@ import { checkDates, issueBody, redeemBody, revokeBody, voucherListQuery } from 
 import type { VoucherPlans } from './product-rule.js';
 import { checkRedeemer, redeem } from './redeem.js';
 import { voucherRef } from '../../actors/voucher/messages.js';
-import { isVoucherCode } from '../../actors/voucher/code.js';
+import { isVoucherCode } from '../../common/voucher-code.js';
 import type { VoucherCodes } from './voucher-codes.js';
 
 export interface VoucherDeps {

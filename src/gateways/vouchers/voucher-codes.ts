@@ -1,5 +1,5 @@
 import type { Sql } from '../../store/db.js';
-import { candidateCode } from '../../actors/voucher/code.js';
+import { candidateCode } from '../../common/voucher-code.js';
 
 /** Candidates tried before giving up: with 900 million codes, the 20th is never needed. */
 const MAX_ATTEMPTS = 20;

@@ -14,7 +14,7 @@ import {
   valueOf,
   type FlowEvent,
 } from './kit.js';
-import { isVoucherCode } from '../../voucher/code.js';
+import { isVoucherCode } from '../../../common/voucher-code.js';
 import { enterPin, isWrongPin } from './pin-entry.js';
 import type { MacPin } from '../pin-mac.js';
 import type { FlowDefinition } from './registry.js';

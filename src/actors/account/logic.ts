@@ -1,82 +1,27 @@
-import { z } from 'zod';
-import { asset, micro, stepId } from '../common/money-fields.js';
-import { tellEffect } from '../actors/tell-effect.js';
-import { reject, type ActorContext, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
-import { replyTo } from '../common/swap-outcome.js';
-import { ledgerEntry } from '../actors/ledger-effect.js';
-import { actorRef } from '../actors/runtime/actor-ref.js';
-import { poolAccount, shown } from '../common/movement.js';
-import { decideItmo, itmoFactsNeeded, itmoMessages, type ItmoCertificate, type ItmoClaim } from './itmo.js';
-import { pendingFact, stepFact, type PendingCredit } from './account-facts.js';
+import { tellEffect } from '../tell-effect.js';
+import { reject, type ActorContext, type Decision } from '../runtime/types.js';
+import { ledgerEntry } from '../ledger-effect.js';
+import { poolAccount, shown } from '../../common/movement.js';
+import { decideItmo, itmoFactsNeeded } from './itmo.js';
+import { pendingFact, stepFact, type PendingCredit } from './facts.js';
+import type { AccountMessage, AccountState, AccountView } from './messages.js';
 
 /**
- * A party's account (docs/design/token-conversion.md): an available balance per asset and the
- * holds a conversion places on it, in micro-units kept as decimal strings (snapshots are JSON; a
- * bigint is not). Every change names its step id (a saga's `conversion id + step`): a step asked
- * for again after a crash answers as it did the first time and changes nothing, so a saga can
- * drive its steps forward without knowing which of them had landed.
- *
- * The snapshot is bounded (docs/architecture.md, "Actor state and its bounds"): what grows with the
- * account's history lives in facts beside it (account-facts.ts), looked up by id — the steps it
- * applied, each credit waiting on a claim's decision, its ITMO claims and certificates — so a
- * supplier with 50,000 redemptions waiting on a regulator pays for a redemption what a new one does.
+ * An account's decisions (messages.ts says what it holds and hears): each step applied once by
+ * its id, its answer told back to the saga that sent it.
  */
-export interface AccountState {
-  /** Available, per asset. */
-  balances: Record<string, string>;
-  /** Holds in place, by step id: a saga's hold until its capture or release (sagas in flight). */
-  holds: Record<string, { asset: string; amount: string }>;
-  /** Per asset, the total of credits waiting on a claim's decision (each one is a fact). */
-  pendingTotals?: Record<string, string>;
-}
-
-const accountMessages = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('credit'), id: stepId, asset, amount: micro }),
-  z.strictObject({ kind: z.literal('hold'), id: stepId, asset, amount: micro, replyTo: replyTo.optional() }),
-  z.strictObject({ kind: z.literal('release'), id: stepId, replyTo: replyTo.optional() }),
-  z.strictObject({
-    kind: z.literal('capture'),
-    id: stepId,
-    /** What the held amount bought, credited in the same step (a swap's output). */
-    credit: z.strictObject({ asset, amount: micro }).optional(),
-    replyTo: replyTo.optional(),
-  }),
-  /** A redemption's CARBON, not spendable until its claim is accepted. */
-  z.strictObject({ kind: z.literal('credit-pending'), id: stepId, asset, amount: micro }),
-  /**
-   * The decision on a pending credit (same id): accepted makes it available, rejected drops it.
-   * It carries the amount, so one that arrives before its credit (two senders' tells are not
-   * ordered) still settles, and the late credit is then ignored.
-   */
-  z.strictObject({
-    kind: z.literal('settle-pending'),
-    id: stepId,
-    asset,
-    amount: micro,
-    outcome: z.enum(['accepted', 'rejected']),
-  }),
-  /** Moves available balances into a pool's reserves (its first deposit seeds it, with the fee). */
-  z.strictObject({
-    kind: z.literal('deposit'),
-    id: stepId,
-    pool: z.string().min(1).max(128),
-    amounts: z.record(asset, micro),
-    feeBps: z.number().int().min(0).max(1_000),
-  }),
-  ...itmoMessages,
-  z.strictObject({ kind: z.literal('get') }),
-]);
-
-export type AccountMessage = z.infer<typeof accountMessages>;
-
-/** What an account answers: per asset, what is available, held and pending. */
-export interface AccountView {
-  balances: Record<string, { available: string; held: string; pending: string }>;
+export function decide(
+  state: AccountState | undefined,
+  msg: AccountMessage,
+  ctx: ActorContext,
+): Decision<AccountState> {
+  const decision = decideAccount(state, msg, ctx);
+  return 'replyTo' in msg && msg.replyTo ? toldBack(decision, msg, msg.replyTo) : decision;
 }
 
 const empty: AccountState = { balances: {}, holds: {} };
 
-function view(s: AccountState): AccountView {
+export function view(s: AccountState): AccountView {
   const out: AccountView['balances'] = {};
   const row = (a: string) => (out[a] ??= { available: '0', held: '0', pending: '0' });
   for (const [a, v] of Object.entries(s.balances)) row(a).available = v;
@@ -94,7 +39,7 @@ const withoutZero = (m: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(m).filter(([, v]) => v !== '0'));
 
 /** The facts a message reads: its step, its pending credit, or its ITMO claims and certificate. */
-function factsNeeded(msg: AccountMessage): string[] {
+export function factsNeeded(msg: AccountMessage): string[] {
   switch (msg.kind) {
     case 'get':
       return [];
@@ -170,19 +115,6 @@ function deposit(
     ],
   };
 }
-
-export const accountActor: ActorDefinition<AccountState, AccountMessage> = {
-  type: 'account',
-  messages: accountMessages,
-  persistence: { mode: 'commit-before-reply' },
-  facts: { needs: factsNeeded },
-  decide(state, msg, ctx) {
-    const decision = decideAccount(state, msg, ctx);
-    return 'replyTo' in msg && msg.replyTo ? toldBack(decision, msg, msg.replyTo) : decision;
-  },
-  // The balances a party reads (GET /v1/accounts/{did}): totals only, without the saga bookkeeping.
-  view: { table: 'account_views', columns: ['doc'], row: (s) => ({ doc: view(s) }) },
-};
 
 /**
  * A step a saga sent by a tell hears no reply: its answer goes back to the saga by a tell, in the
@@ -287,13 +219,3 @@ function decidePending(
   const settled: PendingCredit = { asset: msg.asset, amount: msg.amount, status: msg.outcome };
   return { state: next, reply: view(next), facts: [{ id: pendingFact(msg.id), body: settled }] };
 }
-
-/** How the gateway asks an account: a step answers the balances after it; an ITMO step, its claim or certificate. */
-export const accountRef = actorRef<
-  AccountMessage,
-  { [K in AccountMessage['kind']]: AccountView } & {
-    'claim-itmo': ItmoClaim;
-    'request-certificate': ItmoCertificate;
-    'decide-certificate': ItmoCertificate;
-  }
->('account');

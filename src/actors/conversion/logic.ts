@@ -1,69 +1,7 @@
-import { z } from 'zod';
-import { asset, micro, microOrZero, stepId } from '../common/money-fields.js';
-import { tellEffect } from '../actors/tell-effect.js';
-import { reject, type ActorDefinition, type Decision } from '../actors/runtime/types.js';
-import { actorRef } from '../actors/runtime/actor-ref.js';
-import { swapOutcome } from '../common/swap-outcome.js';
-import { shown } from '../common/movement.js';
-
-/**
- * A conversion through a pool, as a saga (docs/design/token-conversion.md): one actor per
- * conversion, keyed by its id, that holds the trader's input on their account, asks the pool to
- * swap, and then captures the hold (crediting the output) or releases it. It talks to the
- * account and the pool by tells through the outbox (tell-effect.ts): each is sent only once the
- * saga's new status is committed, and at least once. Every step carries an id of its own
- * (`<conversion>:hold`, `<conversion>:swap`) that the account and the pool apply once and answer
- * again when asked again, so a repeat anywhere changes nothing, and the saga moves only on the
- * answer its status waits for.
- *
- * - reserving → swapping → settling → completed
- * - swapping → compensating → failed (the pool refused: slippage, no liquidity)
- * - reserving → rejected (not enough available; nothing held)
- */
-type ConversionStatus = 'reserving' | 'swapping' | 'settling' | 'completed' | 'compensating' | 'failed' | 'rejected';
-
-export interface ConversionState {
-  id: string;
-  /** The trader's account (their DID). */
-  account: string;
-  pool: string;
-  assetIn: string;
-  amountIn: string;
-  minOut: string;
-  /** The SHA-256 of the request that started it: the same Idempotency-Key with another body is refused. */
-  fingerprint: string;
-  status: ConversionStatus;
-  createdAt: string;
-  updatedAt: string;
-  /** What the pool paid out (settling, completed). */
-  fill?: { assetOut: string; amountOut: string };
-  /** How often the saga sweep sent its pending step again (docs/design/token-conversion.md). */
-  resumes?: number;
-  /** Why it did not complete (failed, rejected). */
-  failure?: { code: 'SLIPPAGE' | 'INSUFFICIENT_BALANCE' | 'NO_LIQUIDITY'; message: string; details?: unknown };
-}
-
-const conversionMessages = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('start'),
-    fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
-    account: z.string().min(1).max(512),
-    pool: z.string().min(1).max(128),
-    assetIn: asset,
-    amountIn: micro,
-    minOut: microOrZero,
-  }),
-  z.strictObject({ kind: z.literal('held'), id: stepId }),
-  z.strictObject({ kind: z.literal('hold-refused'), id: stepId, available: z.string() }),
-  z.strictObject({ kind: z.literal('swapped'), id: stepId, outcome: swapOutcome }),
-  z.strictObject({ kind: z.literal('captured'), id: stepId }),
-  z.strictObject({ kind: z.literal('released'), id: stepId }),
-  /** From the saga sweep: it has waited too long, so it sends the step it waits on again. */
-  z.strictObject({ kind: z.literal('resume') }),
-  z.strictObject({ kind: z.literal('get') }),
-]);
-
-export type ConversionMessage = z.infer<typeof conversionMessages>;
+import { tellEffect } from '../tell-effect.js';
+import { reject, type Decision } from '../runtime/types.js';
+import { shown } from '../../common/movement.js';
+import type { ConversionMessage, ConversionState, ConversionStatus } from './messages.js';
 
 const holdId = (c: { id: string }): string => `${c.id}:hold`;
 const swapId = (c: { id: string }): string => `${c.id}:swap`;
@@ -114,7 +52,7 @@ function moveTo(
   return { state: next, reply: next, ...(step ? { effects: [step] } : {}) };
 }
 
-function decideConversion(
+export function decideConversion(
   state: ConversionState | undefined,
   msg: ConversionMessage,
   ctx: { key: string; now: Date },
@@ -193,29 +131,10 @@ function decideConversion(
   }
 }
 
-export const conversionActor: ActorDefinition<ConversionState, ConversionMessage> = {
-  type: 'conversion',
-  messages: conversionMessages,
-  persistence: { mode: 'commit-before-reply' },
-  decide: decideConversion,
-  view: {
-    table: 'conversion_views',
-    columns: ['account', 'status', 'created_at', 'doc'],
-    row: (c) => ({ account: c.account, status: c.status, created_at: c.createdAt, doc: c }),
-  },
-};
-
-/** How the gateway starts a saga (`start`: its state once committed) and reads one. */
-export const conversionRef = actorRef<
-  ConversionMessage,
-  {
-    start: ConversionState;
-    get: ConversionState;
-    held: unknown;
-    'hold-refused': unknown;
-    swapped: unknown;
-    captured: unknown;
-    released: unknown;
-    resume: unknown;
-  }
->('conversion');
+/** The read model row: the saga's account, status and start, for lists; the whole state. */
+export const viewRow = (c: ConversionState) => ({
+  account: c.account,
+  status: c.status,
+  created_at: c.createdAt,
+  doc: c,
+});

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { micro, stepId } from '../common/money-fields.js';
-import { ledgerEntry } from '../actors/ledger-effect.js';
-import { reject, type ActorContext, type Decision, type FactWrite } from '../actors/runtime/types.js';
-import { itmoCertificateFact, itmoClaimFact } from './account-facts.js';
-import { burnAccount, CARBON, shown } from '../common/movement.js';
+import { micro, stepId } from '../../common/money-fields.js';
+import { ledgerEntry } from '../ledger-effect.js';
+import { reject, type ActorContext, type Decision, type FactWrite } from '../runtime/types.js';
+import { itmoCertificateFact, itmoClaimFact } from './facts.js';
+import { burnAccount, CARBON, shown } from '../../common/movement.js';
 
 /**
  * ITMO claims and certificates (docs/design/token-conversion.md, steps 4 and 5), held on the

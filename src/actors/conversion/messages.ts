@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { asset, micro, microOrZero, stepId } from '../../common/money-fields.js';
+import { actorRef } from '../runtime/actor-ref.js';
+import { swapOutcome } from '../../common/swap-outcome.js';
+
+/**
+ * A conversion through a pool, as a saga (docs/design/token-conversion.md): one actor per
+ * conversion, keyed by its id, that holds the trader's input on their account, asks the pool to
+ * swap, and then captures the hold (crediting the output) or releases it. It talks to the
+ * account and the pool by tells through the outbox (tell-effect.ts): each is sent only once the
+ * saga's new status is committed, and at least once. Every step carries an id of its own
+ * (`<conversion>:hold`, `<conversion>:swap`) that the account and the pool apply once and answer
+ * again when asked again, so a repeat anywhere changes nothing, and the saga moves only on the
+ * answer its status waits for.
+ *
+ * - reserving → swapping → settling → completed
+ * - swapping → compensating → failed (the pool refused: slippage, no liquidity)
+ * - reserving → rejected (not enough available; nothing held)
+ */
+export type ConversionStatus =
+  'reserving' | 'swapping' | 'settling' | 'completed' | 'compensating' | 'failed' | 'rejected';
+
+export interface ConversionState {
+  id: string;
+  /** The trader's account (their DID). */
+  account: string;
+  pool: string;
+  assetIn: string;
+  amountIn: string;
+  minOut: string;
+  /** The SHA-256 of the request that started it: the same Idempotency-Key with another body is refused. */
+  fingerprint: string;
+  status: ConversionStatus;
+  createdAt: string;
+  updatedAt: string;
+  /** What the pool paid out (settling, completed). */
+  fill?: { assetOut: string; amountOut: string };
+  /** How often the saga sweep sent its pending step again (docs/design/token-conversion.md). */
+  resumes?: number;
+  /** Why it did not complete (failed, rejected). */
+  failure?: { code: 'SLIPPAGE' | 'INSUFFICIENT_BALANCE' | 'NO_LIQUIDITY'; message: string; details?: unknown };
+}
+
+export const conversionMessages = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('start'),
+    fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+    account: z.string().min(1).max(512),
+    pool: z.string().min(1).max(128),
+    assetIn: asset,
+    amountIn: micro,
+    minOut: microOrZero,
+  }),
+  z.strictObject({ kind: z.literal('held'), id: stepId }),
+  z.strictObject({ kind: z.literal('hold-refused'), id: stepId, available: z.string() }),
+  z.strictObject({ kind: z.literal('swapped'), id: stepId, outcome: swapOutcome }),
+  z.strictObject({ kind: z.literal('captured'), id: stepId }),
+  z.strictObject({ kind: z.literal('released'), id: stepId }),
+  /** From the saga sweep: it has waited too long, so it sends the step it waits on again. */
+  z.strictObject({ kind: z.literal('resume') }),
+  z.strictObject({ kind: z.literal('get') }),
+]);
+
+export type ConversionMessage = z.infer<typeof conversionMessages>;
+
+/** How the gateway starts a saga (`start`: its state once committed) and reads one. */
+export const conversionRef = actorRef<
+  ConversionMessage,
+  {
+    start: ConversionState;
+    get: ConversionState;
+    held: unknown;
+    'hold-refused': unknown;
+    swapped: unknown;
+    captured: unknown;
+    released: unknown;
+    resume: unknown;
+  }
+>('conversion');
