@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { counterStateSchema } from '../../src/actors/diagnostics/counter.js';
+import { counterStateSchema } from '../../src/actors/counter/index.js';
 import { voucherViewSchema } from '../../src/actors/voucher/representation.js';
 import { apiKeyRecordSchema } from '../../src/gateways/auth/api-key-store.js';
 import { pageOf } from '../../src/gateways/http/pagination.js';

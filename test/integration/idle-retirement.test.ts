@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
-import { counterActor } from '../../src/actors/diagnostics/counter.js';
+import { counterActor } from '../../src/actors/counter/index.js';
 import { createMetrics } from '../../src/metrics.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { startClient, startRuntime } from '../support/runtime-harness.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { counterActor } from '../../src/actors/diagnostics/counter.js';
+import { counterActor } from '../../src/actors/counter/index.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
 import { isolated, type Isolated, onCluster } from '../support/isolated.js';
 import { startClient, startRuntime, tellFields, testRuntimeOptions } from '../support/runtime-harness.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { counterActor, type CounterState } from '../../src/actors/diagnostics/counter.js';
+import { counterActor, type CounterState } from '../../src/actors/counter/index.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
 import { tellEffect } from '../../src/actors/tell-effect.js';
 import { startHearth, type Hearth } from '../../src/hearth.js';

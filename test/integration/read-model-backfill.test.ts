@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatSessionActor } from '../../src/actors/chat-session/logic.js';
-import { claimActor } from '../../src/actors/claim/claim.js';
+import { chatSessionActor } from '../../src/actors/chat-session/index.js';
+import { claimActor } from '../../src/actors/claim/index.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
-import { responseActor } from '../../src/actors/survey/response-actor.js';
-import { surveyActor } from '../../src/actors/survey/survey-actor.js';
-import { voucherActor } from '../../src/actors/voucher/logic.js';
+import { responseActor } from '../../src/actors/survey-response/index.js';
+import { surveyActor } from '../../src/actors/survey/index.js';
+import { voucherActor } from '../../src/actors/voucher/index.js';
 import { createSql, type Sql } from '../../src/store/db.js';
 import { readMigrations } from '../../src/store/migrate.js';
 import { isolated, type Isolated } from '../support/isolated.js';

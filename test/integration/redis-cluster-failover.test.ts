@@ -1,6 +1,6 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { counterActor } from '../../src/actors/diagnostics/counter.js';
+import { counterActor } from '../../src/actors/counter/index.js';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import { hashSlot } from '../../src/actors/runtime/hash-slot.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { counterActor, type CounterState } from '../../src/actors/diagnostics/counter.js';
+import { counterActor, type CounterState } from '../../src/actors/counter/index.js';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import { hashSlot } from '../../src/actors/runtime/hash-slot.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';

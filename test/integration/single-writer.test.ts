@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CounterState } from '../../src/actors/diagnostics/counter.js';
+import type { CounterState } from '../../src/actors/counter/index.js';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import type { Runtime } from '../../src/actors/runtime/runtime.js';
 import { countOf, eventually, isolated, type Isolated } from '../support/isolated.js';
-import { counterActor } from '../../src/actors/diagnostics/counter.js';
+import { counterActor } from '../../src/actors/counter/index.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
-import { echoActor } from '../../src/actors/diagnostics/echo.js';
+import { echoActor } from '../../src/actors/echo/index.js';
 import { startClient, startRuntime } from '../support/runtime-harness.js';
 
 describe('single writer per partition', () => {

@@ -4,7 +4,7 @@ import { adminKey, api, type Api } from '../support/api.js';
 import { isolated, type Isolated } from '../support/isolated.js';
 import { newDidKey } from '../support/voucher-fixtures.js';
 import { ledgerRecords } from '../support/ledger-records.js';
-import { responsesDigest } from '../../src/actors/survey/response-actor.js';
+import { responsesDigest } from '../../src/actors/survey-response/logic.js';
 
 describe('surveys (spec 000)', () => {
   let env: Isolated;

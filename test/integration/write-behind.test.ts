@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { counterActor, type CounterState } from '../../src/actors/diagnostics/counter.js';
+import { counterActor, type CounterState } from '../../src/actors/counter/index.js';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import { encodeEntry, type MailboxEntry } from '../../src/actors/runtime/entry-codec.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';

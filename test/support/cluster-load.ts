@@ -1,4 +1,4 @@
-import type { CounterState } from '../../src/actors/diagnostics/counter.js';
+import type { CounterState } from '../../src/actors/counter/index.js';
 import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { counterActor } from '../../src/actors/diagnostics/counter.js';
-import { echoActor } from '../../src/actors/diagnostics/echo.js';
+import { counterActor } from '../../src/actors/counter/index.js';
+import { echoActor } from '../../src/actors/echo/index.js';
 import { applyBatch, derivedId, emptySlot } from '../../src/actors/runtime/apply-batch.js';
 import type { Slot } from '../../src/actors/runtime/ports.js';
 import type { MailboxEntry } from '../../src/actors/runtime/entry-codec.js';

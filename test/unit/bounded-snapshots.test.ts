@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
 import { accountActor, type AccountMessage } from '../../src/actors/account/index.js';
 import { poolActor, type PoolMessage } from '../../src/actors/pool/index.js';
-import { voucherActor } from '../../src/actors/voucher/logic.js';
+import { voucherActor } from '../../src/actors/voucher/index.js';
 import type { VoucherMessage } from '../../src/actors/voucher/messages.js';
-import { chatSessionActor } from '../../src/actors/chat-session/logic.js';
+import { chatSessionActor } from '../../src/actors/chat-session/index.js';
 import type { ChatMessage } from '../../src/actors/chat-session/messages.js';
 import { decider } from '../support/decider.js';
 

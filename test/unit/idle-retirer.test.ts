@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { counterActor } from '../../src/actors/diagnostics/counter.js';
-import { echoActor } from '../../src/actors/diagnostics/echo.js';
+import { counterActor } from '../../src/actors/counter/index.js';
+import { echoActor } from '../../src/actors/echo/index.js';
 import { IdleRetirer } from '../../src/actors/runtime/idle-retirer.js';
 import { partitionOf } from '../../src/actors/runtime/keys.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';

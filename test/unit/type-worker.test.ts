@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { counterActor, type CounterState } from '../../src/actors/diagnostics/counter.js';
+import { counterActor, type CounterState } from '../../src/actors/counter/index.js';
 import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
 import { GroupCommitter } from '../../src/actors/runtime/group-committer.js';
 import { MemoryMailboxes } from '../../src/actors/runtime/memory-mailbox.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decideVoucher, isExpired, voucherActor } from '../../src/actors/voucher/logic.js';
+import { decideVoucher, isExpired } from '../../src/actors/voucher/logic.js';
+import { voucherActor } from '../../src/actors/voucher/index.js';
 import type { VoucherMessage, VoucherState } from '../../src/actors/voucher/messages.js';
 import { decider } from '../support/decider.js';
 

@@ -1,5 +1,5 @@
-import { reject, type ActorContext, type ActorDefinition, type Decision } from '../runtime/types.js';
-import { chatMessages, SESSION_DELETED, type ChatMessage, type ChatSession } from './messages.js';
+import { reject, type ActorContext, type Decision } from '../runtime/types.js';
+import { SESSION_DELETED, type ChatMessage, type ChatSession } from './messages.js';
 
 const notFound = (key: string) => reject('CHAT_SESSION_NOT_FOUND', `no session ${key}`);
 
@@ -53,15 +53,3 @@ export function decideChat(state: ChatSession | undefined, msg: ChatMessage, ctx
     }
   }
 }
-
-export const chatSessionActor: ActorDefinition<ChatSession, ChatMessage> = {
-  type: 'chat',
-  messages: chatMessages,
-  persistence: { mode: 'commit-before-reply' },
-  decide: decideChat,
-  view: {
-    table: 'chat_views',
-    columns: ['owner_did', 'created_at', 'deleted', 'doc'],
-    row: (c) => ({ owner_did: c.ownerDid, created_at: c.createdAt, deleted: c.deleted, doc: c }),
-  },
-};

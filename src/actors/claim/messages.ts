@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { actorRef } from '../runtime/actor-ref.js';
 
 /**
  * One claim actor per redemption: it serialises claims of a redemption, so the second one is
@@ -50,3 +51,6 @@ export interface ClaimState {
   /** The regulator's decision. */
   decision?: { by: string; at: string; reason?: string };
 }
+
+/** What callers address: a claim's one message, and what it answers. */
+export const claimRef = actorRef<ClaimMessage, { submit: ClaimState; decide: ClaimState }>('claim');

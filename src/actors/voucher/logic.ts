@@ -1,8 +1,8 @@
 import { ledgerEntry } from '../ledger-effect.js';
 import { tellEffect } from '../tell-effect.js';
 import { CARBON, mintAccount, pendingAccount, pendingCreditId, voucherAccount } from '../../common/movement.js';
-import { reject, type ActorDefinition, type Decision } from '../runtime/types.js';
-import { voucherMessages, type Redemption, type VoucherMessage, type VoucherState } from './messages.js';
+import { reject, type Decision } from '../runtime/types.js';
+import type { Redemption, VoucherMessage, VoucherState } from './messages.js';
 
 /** A voucher is expired from the day after its expiry date (UTC), whatever its stored status. */
 export function isExpired(v: Pick<VoucherState, 'attributes'>, now: Date): boolean {
@@ -23,7 +23,7 @@ function issued(v: VoucherState): Omit<VoucherState, 'redemptionCount' | 'issueR
 export const redeemFact = (requestId: string): string => `redeem:${requestId}`;
 const refundFact = (redemptionId: string): string => `refund:${redemptionId}`;
 
-function factsNeeded(msg: VoucherMessage): string[] {
+export function factsNeeded(msg: VoucherMessage): string[] {
   if (msg.kind === 'redeem') return [redeemFact(msg.requestId)];
   if (msg.kind === 'refund') return [refundFact(msg.redemptionId)];
   return [];
@@ -236,23 +236,3 @@ export function decideVoucher(
     }
   }
 }
-
-export const voucherActor: ActorDefinition<VoucherState, VoucherMessage> = {
-  type: 'voucher',
-  messages: voucherMessages,
-  persistence: { mode: 'commit-before-reply' },
-  facts: { needs: factsNeeded },
-  decide: decideVoucher,
-  view: {
-    table: 'voucher_views',
-    columns: ['recipient_did', 'certificate_id', 'status', 'expiry_date', 'created_at', 'doc'],
-    row: (v) => ({
-      recipient_did: v.recipientDid,
-      certificate_id: v.emissionCertificateId,
-      status: v.status,
-      expiry_date: v.attributes.expiryDate,
-      created_at: v.createdAt,
-      doc: v,
-    }),
-  },
-};

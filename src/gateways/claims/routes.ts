@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { claimView, claimViewSchema } from '../../actors/claim/claim.js';
+import { claimView, claimViewSchema } from '../../actors/claim/representation.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
 import { AppError } from '../../errors/index.js';
 import type { ClaimReads } from './claim-reads.js';
@@ -16,7 +16,7 @@ import { did, resourceId } from '../registries/schemas.js';
 import { requestIdOf } from '../http/operation-id.js';
 import { askErrors } from '../http/ask-errors.js';
 import { pageOf } from '../http/pagination.js';
-import { claimRef } from '../../actors/claim/claim.js';
+import { claimRef } from '../../actors/claim/index.js';
 
 const claimBody = z
   .object({

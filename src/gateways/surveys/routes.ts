@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { responseIdFor } from '../../actors/survey/response-id.js';
+import { responseIdFor } from '../../actors/survey-response/response-id.js';
 import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import type { SurveyResponse } from '../../actors/survey/response-actor.js';
+import type { SurveyResponse } from '../../actors/survey-response/index.js';
 import { cochranSampleSize } from '../../actors/survey/sample-size.js';
-import type { SurveyState } from '../../actors/survey/survey-actor.js';
+import type { SurveyState } from '../../actors/survey/index.js';
 import { buildTemplate, checkAnswers } from '../../actors/survey/template.js';
 import { AppError } from '../../errors/index.js';
 import type { Household } from '../../store/registries/records.js';
@@ -17,10 +17,11 @@ import { guarded, type Guards } from '../auth/guard.js';
 import { pageOf, pageQuery } from '../http/pagination.js';
 import { requestIdOf } from '../http/operation-id.js';
 import { responseCreate, surveyCreate, surveyViewSchema } from './schemas.js';
-import { surveyResponseRef, surveyResponseSchema } from '../../actors/survey/response-actor.js';
+import { surveyResponseRef } from '../../actors/survey-response/index.js';
+import { surveyResponseSchema } from '../../actors/survey-response/messages.js';
 import { surveyTemplateSchema } from '../../actors/survey/template.js';
 import { askErrors } from '../http/ask-errors.js';
-import { surveyRef } from '../../actors/survey/survey-actor.js';
+import { surveyRef } from '../../actors/survey/index.js';
 
 export interface SurveyDeps {
   client: ActorClient;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SurveyState } from '../../actors/survey/survey-actor.js';
+import type { SurveyState } from '../../actors/survey/index.js';
 import { surveyTemplateSchema, surveyTypes } from '../../actors/survey/template.js';
 import { did } from '../registries/schemas.js';
 

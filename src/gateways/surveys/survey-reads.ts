@@ -1,5 +1,5 @@
-import type { SurveyResponse } from '../../actors/survey/response-actor.js';
-import type { SurveyState } from '../../actors/survey/survey-actor.js';
+import type { SurveyResponse } from '../../actors/survey-response/index.js';
+import type { SurveyState } from '../../actors/survey/index.js';
 import type { Sql } from '../../store/db.js';
 import { paged } from '../../store/paged.js';
 

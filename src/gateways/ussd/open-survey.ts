@@ -1,6 +1,6 @@
-import type { SurveyState } from '../../actors/survey/survey-actor.js';
+import type { SurveyState } from '../../actors/survey/index.js';
 import type { Question } from '../../actors/ussd-session/flows/survey.js';
-import { responseIdFor } from '../../actors/survey/response-id.js';
+import { responseIdFor } from '../../actors/survey-response/response-id.js';
 import type { Sql } from '../../store/db.js';
 
 export type PhoneQuestion = Question;

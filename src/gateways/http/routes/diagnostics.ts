@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ActorClient } from '../../../actors/runtime/actor-client.js';
-import { counterStateSchema } from '../../../actors/diagnostics/counter.js';
-import { echoReply } from '../../../actors/diagnostics/echo.js';
+import { counterStateSchema } from '../../../actors/counter/index.js';
+import { echoReply } from '../../../actors/echo/index.js';
 import { askErrors } from '../ask-errors.js';
 import { jsonBody, parseWith } from '../context.js';
 import { json } from '../reply.js';
