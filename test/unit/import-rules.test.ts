@@ -81,4 +81,12 @@ describe('the folder rule (docs/architecture.md)', () => {
     ];
     expect(wrong).toEqual([]);
   });
+
+  it('writes the outbox from the store alone (snapshot-store.ts for actors, outbox-writes.ts for the rest)', () => {
+    const writers = readdirSync('src', { withFileTypes: true, recursive: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+      .map((e) => join(e.parentPath, e.name))
+      .filter((f) => /INSERT INTO outbox\b/.test(readFileSync(f, 'utf8')));
+    expect(writers.sort()).toEqual(['src/store/outbox-writes.ts', 'src/store/snapshot-store.ts']);
+  });
 });

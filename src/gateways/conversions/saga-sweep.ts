@@ -2,6 +2,7 @@ import type { Logger } from '../../log.js';
 import { TELL_TOPIC } from '../../actors/runtime/ports.js';
 import type { TransactionSql } from 'postgres';
 import type { Sql } from '../../store/db.js';
+import { writeSystemOutbox } from '../../store/outbox-writes.js';
 
 export interface SagaSweepOptions {
   /** A saga that has not moved for this long is sent its pending step again, ms. */
@@ -73,14 +74,19 @@ export class SagaSweep {
         if (fill) tells.push({ type: 'conversion', key: saga.key, message: swapped(saga.key, fill) });
         else waiting++;
       }
-      if (tells.length > 0) {
-        const at = now.toISOString();
-        await tx`
-          INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
-          SELECT ${TELL_TOPIC}, 'saga-sweep', x.payload ->> 'type' || ':' || (x.payload ->> 'key'), ${at}, 0, x.payload
-          FROM unnest(${tx.array(tells.map((t) => JSON.stringify(t)))}::jsonb[]) AS x(payload)
-          ON CONFLICT DO NOTHING`;
-      }
+      // One tell per saga and sweep (the sweep's time is the message id).
+      const at = now.toISOString();
+      await writeSystemOutbox(
+        tx,
+        tells.map((t) => ({
+          topic: TELL_TOPIC,
+          sender: 'saga-sweep',
+          key: `${t.type}:${t.key}`,
+          msgId: at,
+          seq: 0,
+          payload: t,
+        })),
+      );
       return { told: tells.length, waiting };
     });
     if (told > 0) {

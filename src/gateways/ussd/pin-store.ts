@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { TransactionSql } from 'postgres';
 import type { Sql } from '../../store/db.js';
+import { writeSystemOutbox } from '../../store/outbox-writes.js';
 import { TtlCache } from '../../ttl-cache.js';
 
 /** Wrong PINs in a row before a phone is locked, and for how long (the first time). */
@@ -88,11 +89,16 @@ export class PinStore {
           WHERE ussd_pins.did <> EXCLUDED.did
         RETURNING 1`;
       if (rows.length === 0) return false;
-      await tx`
-        INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
-        VALUES ('ledger', 'ussd-account', ${did}, 'account-created', 0,
-                ${tx.json({ type: 'account.created', did, channel: 'ussd', at: now.toISOString() })})
-        ON CONFLICT DO NOTHING`;
+      await writeSystemOutbox(tx, [
+        {
+          topic: 'ledger',
+          sender: 'ussd-account',
+          key: did,
+          msgId: 'account-created',
+          seq: 0,
+          payload: { type: 'account.created', did, channel: 'ussd', at: now.toISOString() },
+        },
+      ]);
       return true;
     });
   }
