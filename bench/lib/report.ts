@@ -170,7 +170,7 @@ parses every delivery: at these rates the receiving side, not the server, sets t
 
 ## Ledger: journal entries/s
 
-The ledger actor's write path (\`appendBlock\`): read up to a block's worth of \`ledger\` rows
+The ledger writer's write path (\`appendBlock\`): read up to a block's worth of \`ledger\` rows
 from the outbox (deleting them), hash every entry and the Merkle tree, insert the block and its
 entries and move the head, in one transaction. The baseline is bare
 PostgreSQL inserting the same number of rows (same JSON body) per transaction, in the same run.
@@ -191,7 +191,7 @@ at 64 concurrent. ${askAimLine(
   absolute rate says as much about the machine as about hearth; the ratios to the limits of the
   same run are the comparable figures. Runs on this 2-core machine vary by ±20% from one to the
   next (the limits move with them).
-- The worker process runs its ledger actor throughout, as in production: during the voucher
+- The worker process runs its ledger writer throughout, as in production: during the voucher
   runs it drains their ledger entries from the outbox into journal blocks.
 - At 1 asker the ask is bounded by its own PostgreSQL commit (a synchronous WAL flush plus one
   fenced upsert statement, more than half of its round trip here): the bare Redis path has no

@@ -3,7 +3,7 @@ import type { AnchorBlock, AnchorResult, SignedAnchor } from './cosmos/anchor-ty
 export type { SignedAnchor };
 
 /**
- * What the ledger actor needs from a chain to anchor a block (the cosmos backend implements it).
+ * What the ledger writer needs from a chain to anchor a block (the cosmos backend implements it).
  * The journal side depends on this port only, so it never loads cosmjs.
  */
 export interface BlockAnchor {

@@ -26,7 +26,7 @@ export interface LedgerStatus {
   queuedEntries: number;
   oldestQueuedMs: number | null;
   pendingAnchors: number;
-  /** Whether a worker holds the ledger actor's lease. */
+  /** Whether a worker holds the ledger writer's lease. */
   writer: 'active' | 'none';
   lastError: string | null;
   lastErrorAt: string | null;

@@ -2,10 +2,10 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Sql } from '../store/db.js';
 import type { BlockAnchor } from './anchor-port.js';
-import { LedgerActor } from './ledger-actor.js';
+import { LedgerWriter } from './ledger-writer.js';
 
 /**
- * The ledger actor of a worker process, on the configured backend. The cosmos module (and with
+ * The ledger writer of a worker process, on the configured backend. The cosmos module (and with
  * it cosmjs) is loaded only when LEDGER_BACKEND=cosmos. Nothing here contacts the chain: an
  * unreachable or unfunded chain shows in /health while entries wait, it does not stop a worker.
  */
@@ -36,7 +36,7 @@ export async function startLedger(
     deps.log.info({ address: anchor.address, chainId: config.LEDGER_CHAIN_ID }, 'ledger signs as this address');
     chain = anchor;
   }
-  const actor = new LedgerActor({
+  const actor = new LedgerWriter({
     ...deps,
     chain,
     options: {

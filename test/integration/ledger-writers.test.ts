@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendBlock } from '../../src/ledger/journal.js';
-import { LedgerActor } from '../../src/ledger/ledger-actor.js';
+import { LedgerWriter } from '../../src/ledger/ledger-writer.js';
 import { LedgerReads } from '../../src/ledger/ledger-reads.js';
 import { verifyJournal } from '../../src/ledger/verify.js';
 import { eventually, isolated, type Isolated } from '../support/isolated.js';
@@ -39,7 +39,7 @@ describe('ledger: writers racing, and the writer state in ledger_head', () => {
   it('clears a failure recorded by an earlier process once it writes again', async () => {
     await env.sql`UPDATE ledger_head SET last_error = 'chain unreachable (from a process that died)', last_error_at = now()`;
     await enqueue(10_000, 5);
-    const actor = new LedgerActor({
+    const actor = new LedgerWriter({
       sql: env.sql,
       log: env.log,
       ownerId: 'writer-test',

@@ -9,7 +9,7 @@ import { publicReason } from './public-reason.js';
 /** How long close() waits for the loops (an inclusion poll can take a block time or more). */
 const CLOSE_GRACE_MS = 2_000;
 
-interface LedgerActorOptions {
+interface LedgerWriterOptions {
   /** Entries per block at most (LEDGER_BATCH_SIZE). */
   batchSize: number;
   /** How often the outbox is drained, ms (LEDGER_BATCH_MS): no entry waits longer for its block. */
@@ -18,12 +18,12 @@ interface LedgerActorOptions {
   leaseMs: number;
 }
 
-export interface LedgerActorDeps {
+export interface LedgerWriterDeps {
   sql: Sql;
   log: Logger;
   ownerId: string;
   clock: () => Date;
-  options: LedgerActorOptions;
+  options: LedgerWriterOptions;
   /** The cosmos backend; absent on the journal backend. */
   chain?: BlockAnchor;
 }
@@ -31,7 +31,7 @@ export interface LedgerActorDeps {
 type Part = 'drain' | 'anchor';
 
 /**
- * The ledger actor: one per deployment, wherever its lease is held (every worker process runs
+ * The ledger writer (not an actor: a singleton loop under a lease): one per deployment, wherever its lease is held (every worker process runs
  * one; the others stand by and take over when the holder's lease lapses). A heartbeat keeps the
  * lease; while it is held, one loop drains the outbox's `ledger` entries into journal blocks — a
  * full block at once, a partial one every `batchMs` — and, on the cosmos backend, a second loop
@@ -39,7 +39,7 @@ type Part = 'drain' | 'anchor';
  * retried with back-off and recorded in `ledger_head.last_error` for /health; an entry is never
  * dropped (it stays in the outbox until its block commits).
  */
-export class LedgerActor {
+export class LedgerWriter {
   private readonly abort = new AbortController();
   private loops: Promise<void> | undefined;
   private held = false;
@@ -47,7 +47,7 @@ export class LedgerActor {
   /** What `ledger_head.last_error` holds as far as this process knows (undefined: not known yet). */
   private written: string | null | undefined;
 
-  constructor(private readonly d: LedgerActorDeps) {}
+  constructor(private readonly d: LedgerWriterDeps) {}
 
   start(): void {
     const chain = this.d.chain;
