@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendBlock } from '../../../src/ledger/journal.js';
+import { LedgerWriter } from '../../../src/ledger/ledger-writer.js';
+import { LedgerReads } from '../../../src/ledger/ledger-reads.js';
+import { verifyJournal } from '../../../src/ledger/verify.js';
+import { eventually, isolated, type Isolated } from '../../support/isolated.js';
+
+describe('ledger: writers racing, and the writer state in ledger_head', () => {
+  let env: Isolated;
+
+  beforeAll(async () => {
+    env = await isolated();
+  });
+
+  afterAll(async () => {
+    await env.cleanup();
+  });
+
+  const enqueue = (from: number, n: number) => env.sql`
+    INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
+    SELECT 'ledger', 'survey', 's-' || (i % 7), i || '-0', 0, jsonb_build_object('type', 'survey.created', 'n', i)
+    FROM generate_series(${from}::int, ${from + n - 1}::int) AS i`;
+
+  it('never forks the chain when writers append at the same time (the head row serializes them)', async () => {
+    await enqueue(0, 2_000);
+    // Eight appenders at once, as if eight lease holders believed they were the writer.
+    const rounds = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        let n = 0;
+        while (await appendBlock(env.sql, { maxEntries: 37, now: new Date(), anchor: false })) n++;
+        return n;
+      }),
+    );
+    const result = await verifyJournal(env.sql);
+    expect(result).toMatchObject({ ok: true, entries: 2_000, blocks: Math.ceil(2_000 / 37) });
+    expect(rounds.reduce((x, y) => x + y, 0)).toBe(Math.ceil(2_000 / 37));
+  });
+
+  it('clears a failure recorded by an earlier process once it writes again', async () => {
+    await env.sql`UPDATE ledger_head SET last_error = 'chain unreachable (from a process that died)', last_error_at = now()`;
+    await enqueue(10_000, 5);
+    const actor = new LedgerWriter({
+      sql: env.sql,
+      log: env.log,
+      ownerId: 'writer-test',
+      clock: () => new Date(),
+      options: { batchSize: 100, batchMs: 20, leaseMs: 1_000 },
+    });
+    actor.start();
+    try {
+      const head = await eventually(
+        async () =>
+          (
+            await env.sql<{ last_error: string | null; height: string }[]>`SELECT last_error, height FROM ledger_head`
+          )[0],
+        (h) => h?.last_error === null,
+      );
+      expect(Number(head?.height)).toBe(Math.ceil(2_000 / 37) + 1);
+    } finally {
+      await actor.close();
+    }
+    const [lease] = await env.sql<{ lease_owner: string | null }[]>`SELECT lease_owner FROM ledger_head`;
+    expect(lease?.lease_owner).toBeNull();
+  });
+
+  it('reports the ledger stalled, not ok, when entries wait and no worker holds the writer lease', async () => {
+    const reads = new LedgerReads(env.sql);
+    await env.sql`UPDATE ledger_head SET lease_owner = NULL, lease_until = NULL, last_error = NULL`;
+    expect(await reads.status()).toMatchObject({ status: 'ok', writer: 'none', queuedEntries: 0 });
+    await enqueue(20_000, 3);
+    expect(await reads.status()).toMatchObject({ status: 'stalled', writer: 'none', queuedEntries: 3 });
+  });
+});
