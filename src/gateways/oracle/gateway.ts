@@ -2,7 +2,7 @@ import type { TemplatedApp } from 'uWebSockets.js';
 import { createRedis, isCluster } from '../../actors/runtime/redis.js';
 import { ChatEventHub } from './agent/chat-events.js';
 import type { RouteSpec } from '../http/router.js';
-import { attachSocketGateway } from '../socket/socket-gateway.js';
+import { attachSocketGateway } from './socket/socket-gateway.js';
 import { DelegationStore } from './delegation-store.js';
 import { createOracleAuth, oracleRoutes, type OracleDeps } from './index.js';
 

@@ -1,13 +1,13 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import { Server, type Socket } from 'socket.io';
-import type { RedisClient } from '../../actors/runtime/redis.js';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import type { Keys } from '../../actors/runtime/keys.js';
-import type { Logger } from '../../log.js';
-import { emitChatEvent, lastEventId, type ChatEventHub } from '../oracle/agent/chat-events.js';
-import { takeAwaited } from '../oracle/agent/client-calls.js';
-import type { UcanAuthenticator } from '../auth/ucan/index.js';
-import { corsOrigins } from '../http/cors.js';
+import type { RedisClient } from '../../../actors/runtime/redis.js';
+import type { ActorClient } from '../../../actors/runtime/actor-client.js';
+import type { Keys } from '../../../actors/runtime/keys.js';
+import type { Logger } from '../../../log.js';
+import { emitChatEvent, lastEventId, type ChatEventHub } from '../agent/chat-events.js';
+import { takeAwaited } from '../agent/client-calls.js';
+import type { UcanAuthenticator } from '../../auth/ucan/index.js';
+import { corsOrigins } from '../../http/cors.js';
 import {
   actionCallResult,
   clientEvents,
@@ -18,7 +18,7 @@ import {
   type ServerEvent,
   type ServerPayload,
 } from './events.js';
-import { chatRef } from '../../actors/chat-session/messages.js';
+import { chatRef } from '../../../actors/chat-session/messages.js';
 
 export interface SocketDeps {
   app: TemplatedApp;
