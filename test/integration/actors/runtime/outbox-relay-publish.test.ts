@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutboxRelay } from '../../../../src/actors/runtime/outbox-relay.js';
 import { partitionOf } from '../../../../src/actors/runtime/keys.js';
+import { isCluster } from '../../../../src/actors/runtime/redis.js';
 import type { BatchCommit, TellSender } from '../../../../src/actors/runtime/ports.js';
 import { createPgTellOutbox } from '../../../../src/store/tell-outbox.js';
 import { migrate } from '../../../../src/store/migrate.js';
@@ -9,7 +10,7 @@ import { isolated, type Isolated } from '../../../support/isolated.js';
 
 /**
  * A worker's group commit hands in several partitions' batches in one tick: their tells go to
- * Redis in one call, in the order handed in, and their outbox rows are deleted by one statement.
+ * Redis in one call (one Redis; per node on a cluster), in the order handed in, and their outbox rows are deleted by one statement.
  * Real PostgreSQL and Redis; only the calls are counted.
  */
 describe('outbox relay: the tells of one group commit', () => {
@@ -71,7 +72,8 @@ describe('outbox relay: the tells of one group commit', () => {
     const deadline = Date.now() + 5_000;
     while (forgets.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     await relay.close();
-    expect(evals).toBe(1);
+    // One script call on one Redis; on a cluster each post goes to its mailbox's node (post-once.ts).
+    if (!isCluster(env.redis)) expect(evals).toBe(1);
     expect(forgets.map((f) => f.length)).toEqual([6]);
     const [left] = await env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox`;
     expect(left!.n).toBe(0);
