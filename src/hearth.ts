@@ -6,6 +6,7 @@ import { connectRedis, createRedis } from './actors/runtime/redis.js';
 import { assertPartitionCounts } from './actors/runtime/partition-counts.js';
 import { OutboxRelay } from './actors/runtime/outbox-relay.js';
 import { SagaSweep } from './gateways/conversions/saga-sweep.js';
+import { redisRuntimeAdapters } from './actors/runtime/redis-runtime-adapters.js';
 import { Runtime } from './actors/runtime/runtime.js';
 import { createPgTellOutbox } from './store/tell-outbox.js';
 import type { ActorDefinition } from './actors/runtime/types.js';
@@ -144,13 +145,20 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         options: { resumeAfterMs: config.SAGA_RESUME_AFTER_MS },
       }).start();
       cleanups.push(() => sweep.close());
+      const workerId = processId('worker');
       runtime = new Runtime({
-        workerId: processId('worker'),
-        redis,
-        connect: (name, blocking) => createRedis(config.REDIS_URL, name, { blocking, log }),
+        workerId,
+        ...redisRuntimeAdapters({
+          redis,
+          connect: (name, blocking) => createRedis(config.REDIS_URL, name, { blocking, log }),
+          keys,
+          workerId,
+          leaseTtlMs: config.LEASE_TTL_MS,
+          types: actors.map((a) => a.type),
+          log: log.child({ role: 'worker' }),
+        }),
         store: createPgSnapshotStore(sql),
         commitLanes,
-        keys,
         log: log.child({ role: 'worker' }),
         metrics,
         actors,

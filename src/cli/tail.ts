@@ -1,4 +1,5 @@
-import { createKeys, partitionOf } from '../actors/runtime/keys.js';
+import { createKeys } from '../actors/runtime/keys.js';
+import { partitionOf } from '../actors/runtime/partitioning.js';
 import { MailboxTail } from '../actors/runtime/mailbox-tail.js';
 import { connectRedis, createRedis, isCluster } from '../actors/runtime/redis.js';
 import { UsageError } from './usage.js';

@@ -1,4 +1,4 @@
-import { partitionOf } from '../actors/runtime/keys.js';
+import { partitionOf } from '../actors/runtime/partitioning.js';
 import {
   FencedError,
   factKey,

@@ -2,6 +2,7 @@ import { ActorClient } from '../../src/actors/runtime/actor-client.js';
 import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
 import { compareStreamIds } from '../../src/actors/runtime/stream-id.js';
 import { connectRedis, createRedis } from '../../src/actors/runtime/redis.js';
+import { redisRuntimeAdapters } from '../../src/actors/runtime/redis-runtime-adapters.js';
 import { Runtime, type RuntimeOptions } from '../../src/actors/runtime/runtime.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
 import { counterActor } from '../../src/actors/counter/index.js';
@@ -36,17 +37,26 @@ export async function startRuntime(
   } = {},
 ): Promise<Runtime> {
   const redis = await connectRedis(createRedis(env.redisUrl, 'test-worker', { log: env.log }), env.redisUrl);
+  const workerId = opts.workerId ?? processId('worker');
+  // The runtime tests run the diagnostic actors only: 4 echo + 4 counter partitions.
+  const actors = opts.actors ?? [echoActor, counterActor];
+  const options = { ...testRuntimeOptions, ...opts.options };
   const runtime = new Runtime({
-    workerId: opts.workerId ?? processId('worker'),
-    redis,
-    connect: (name, blocking) => createRedis(env.redisUrl, name, { blocking, log: env.log }),
+    workerId,
+    ...redisRuntimeAdapters({
+      redis,
+      connect: (name, blocking) => createRedis(env.redisUrl, name, { blocking, log: env.log }),
+      keys: env.keys,
+      workerId,
+      leaseTtlMs: options.leaseTtlMs,
+      types: actors.map((a) => a.type),
+      log: env.log,
+    }),
     store: createPgSnapshotStore(opts.sql ?? env.sql),
-    keys: env.keys,
     log: env.log,
     metrics: opts.metrics ?? createMetrics(),
-    // The runtime tests run the diagnostic actors only: 4 echo + 4 counter partitions.
-    actors: opts.actors ?? [echoActor, counterActor],
-    options: { ...testRuntimeOptions, ...opts.options },
+    actors,
+    options,
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
   await runtime.start();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { partitionOf } from '../../src/actors/runtime/keys.js';
+import { partitionOf } from '../../src/actors/runtime/partitioning.js';
 import { FencedError, type BatchCommit, type SnapshotStore } from '../../src/actors/runtime/ports.js';
 
 /**

@@ -1,4 +1,4 @@
-import { fnv1a } from './keys.js';
+import { fnv1a } from './partitioning.js';
 
 /**
  * Which live worker should own partition `p` of `type`: members sorted by id, partitions dealt

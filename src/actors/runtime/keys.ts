@@ -9,6 +9,8 @@
  * keys (`{chat:s<shard>}:<id>`); a shard of the live USSD index with its summaries (`{ussd:s3}`); the membership sets
  * (`{workers}`). On a single Redis the braces are only characters of the name.
  */
+import { fnv1a } from './partitioning.js';
+
 /** Chat shards (see `chatShardOf`): fixed, since a session's keys must keep their names. */
 const CHAT_SHARDS = 16;
 
@@ -153,21 +155,6 @@ export function createKeys(prefix: string): Keys {
     meta: `${prefix}:meta`,
     group: 'owners',
   };
-}
-
-/** FNV-1a, 32 bit: stable across processes and versions, which `partitionOf` needs. */
-export function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
-
-/** The partition that owns a key. P must not change while a deployment has data. */
-export function partitionOf(key: string, partitions: number): number {
-  return fnv1a(key) % partitions;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { RedisClient } from './redis.js';
 import type { Keys } from './keys.js';
+import type { LeaseTable } from './ports.js';
 
 // Heartbeat on Redis's clock, so workers on skewed hosts agree on who is alive. KEYS: the set of
 // all live workers, then one set per actor type this worker runs; returns the members of each.
@@ -22,8 +23,8 @@ const releaseScript = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-/** Membership of live workers and the leases of the partitions they own. */
-export class Leases {
+/** Membership of live workers and the leases of the partitions they own, in Redis. */
+export class RedisLeases implements LeaseTable {
   private readonly memberships: string[];
 
   constructor(

@@ -1,5 +1,6 @@
 import { encodeEntry } from './entry-codec.js';
-import { partitionOf, type Keys } from './keys.js';
+import { type Keys } from './keys.js';
+import { partitionOf } from './partitioning.js';
 
 /** Any message of an actor's union: a `kind` and its fields. */
 export type ActorMessage = { kind: string } & Record<string, unknown>;

@@ -3,7 +3,7 @@ import type { Logger } from '../../log.js';
 import { Backoff, sleep } from './backoff.js';
 import type { Keys } from './keys.js';
 import { mailboxEntry } from './mailbox-post.js';
-import { partitionOf } from './keys.js';
+import { partitionOf } from './partitioning.js';
 import { postEachOnce, type OncePost } from './post-once.js';
 import { createHash } from 'node:crypto';
 import { TELL_TOPIC, type BatchCommit, type OutboxTell, type TellOutbox, type TellSender } from './ports.js';

@@ -3,8 +3,8 @@ import type { MailboxEntry } from './entry-codec.js';
 /**
  * What the actor runtime needs from the outside, as interfaces (ports): the store that keeps
  * actor state between rounds, the mailboxes it reads, and word of a store's outage. `src/store`
- * implements the store for PostgreSQL and in memory; `redis-mailbox.ts` and `memory-mailbox.ts`
- * the mailboxes, for Redis streams and in memory. Each pair passes one conformance suite.
+ * implements the store for PostgreSQL and in memory; `src/store/redis` the mailboxes and the lease
+ * table on Redis, `memory-mailbox.ts` and `memory-leases.ts` the same in one process. Each pair passes one conformance suite.
  */
 
 /** An actor's state between rounds, as the store keeps it. */
@@ -194,6 +194,27 @@ export interface Mailbox {
   open(): Promise<void>;
   /** Ends any read and disconnects; idempotent. */
   close(): void;
+}
+
+/**
+ * Which workers are alive and which partition each holds (store/redis/leases.ts keeps it in Redis,
+ * memory-leases.ts in one process). A lease lapses unless renewed within its TTL; the fencing
+ * epoch in the snapshot store, not the lease, is what stops a late owner's commit.
+ */
+export interface LeaseTable {
+  /**
+   * Records this worker as alive, overall and for each actor type it runs; returns, per type, the
+   * live workers that run it (its own id included).
+   */
+  heartbeat(): Promise<Map<string, string[]>>;
+  /** Leaves the membership (best effort: a worker that did not drops out one TTL later). */
+  leave(): Promise<void>;
+  /** True when this worker now holds the partition's lease (it was free). */
+  acquire(type: string, partition: number): Promise<boolean>;
+  /** True when this worker still held the lease and extended it. */
+  renew(type: string, partition: number): Promise<boolean>;
+  /** Frees the lease if this worker holds it. */
+  release(type: string, partition: number): Promise<void>;
 }
 
 /** The outbox topic of messages from one actor to another (tell-effect.ts, outbox-relay.ts). */

@@ -1,14 +1,10 @@
-import type { RedisClient } from './redis.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { GroupCommitter } from './group-committer.js';
-import type { BatchCommit, OutageSignal, SnapshotStore } from './ports.js';
+import type { BatchCommit, LeaseTable, Mailbox, OutageSignal, SnapshotStore } from './ports.js';
 import { ownerOf } from './assignment.js';
 import { Backoff, sleep } from './backoff.js';
-import type { Keys } from './keys.js';
 import { IdleRetirer } from './idle-retirer.js';
-import { Leases } from './leases.js';
-import { redisMailboxFor } from './mailbox-for.js';
 import { checkReadModel } from './read-model.js';
 import { TypeWorker, type TypeWorkerOptions } from './type-worker.js';
 import type { ActorDefinition } from './types.js';
@@ -24,16 +20,16 @@ export interface RuntimeOptions extends TypeWorkerOptions {
 
 export interface RuntimeDeps {
   workerId: string;
-  redis: RedisClient;
-  /** Makes a fresh connection for a type's blocking reads. */
-  connect: (name: string, blocking?: boolean) => RedisClient;
+  /** This worker's mailbox of one actor type's partitions (Redis streams, or memory in tests). */
+  mailboxOf: (type: string) => Mailbox;
+  /** Membership of live workers and the partitions' leases, for this worker and its types. */
+  leases: LeaseTable;
   store: SnapshotStore;
   /**
    * Stores for the group commit, one per commit in flight, each on a connection of its own (see
    * GroupCommitter). Default: two lanes through `store`.
    */
   commitLanes?: readonly SnapshotStore[];
-  keys: Keys;
   log: Logger;
   metrics: Metrics;
   actors: readonly ActorDefinition[];
@@ -49,11 +45,11 @@ const slotId = (type: string, partition: number): string => `${type}/${partition
 
 /**
  * The worker role: keeps this process in the membership set, takes the partitions the
- * assignment gives it (lease in Redis, fencing epoch in Postgres), hands back the ones it
+ * assignment gives it (a lease in the lease table, a fencing epoch in the store), hands back the ones it
  * should no longer own, and runs one {@link TypeWorker} per actor type over its partitions.
  */
 export class Runtime {
-  private readonly leases: Leases;
+  private readonly leases: LeaseTable;
   private readonly retirer: IdleRetirer;
   private readonly workers = new Map<string, TypeWorker>();
   /** `type/partition` → epoch, for the partitions this worker holds. */
@@ -64,13 +60,7 @@ export class Runtime {
   private closed: Promise<void> | undefined;
 
   constructor(private readonly d: RuntimeDeps) {
-    this.leases = new Leases(
-      d.redis,
-      d.keys,
-      d.workerId,
-      d.options.leaseTtlMs,
-      d.actors.map((a) => a.type),
-    );
+    this.leases = d.leases;
     const committer = new GroupCommitter(d.commitLanes ?? [d.store, d.store]);
     this.retirer = new IdleRetirer({
       store: d.store,
@@ -91,16 +81,7 @@ export class Runtime {
         new TypeWorker({
           def,
           workerId: d.workerId,
-          mailbox: redisMailboxFor(
-            {
-              type: def.type,
-              keys: d.keys,
-              redis: d.redis,
-              consumer: d.workerId,
-              log: d.log.child({ actor: def.type }),
-            },
-            () => d.connect(`${d.workerId}:${def.type}`, true),
-          ),
+          mailbox: d.mailboxOf(def.type),
           store: d.store,
           commit: (batch) => {
             const committed = committer.commit(batch);

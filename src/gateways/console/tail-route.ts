@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { partitionOf, type Keys } from '../../actors/runtime/keys.js';
+import { type Keys } from '../../actors/runtime/keys.js';
+import { partitionOf } from '../../actors/runtime/partitioning.js';
 import { MailboxTail } from '../../actors/runtime/mailbox-tail.js';
 import { connectRedis, createRedis, isCluster, type RedisClient } from '../../actors/runtime/redis.js';
 import { AppError } from '../../errors/index.js';

@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeEntry } from '../../../src/actors/runtime/entry-codec.js';
-import { partitionOf } from '../../../src/actors/runtime/keys.js';
+import { partitionOf } from '../../../src/actors/runtime/partitioning.js';
 import { startHearth, type Hearth } from '../../../src/hearth.js';
 import { adminKey, api } from '../../support/api.js';
 import { isolated, type Isolated } from '../../support/isolated.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fnv1a, partitionOf } from '../../../src/actors/runtime/keys.js';
+import { fnv1a, partitionOf } from '../../../src/actors/runtime/partitioning.js';
 import { createPgSnapshotStore } from '../../../src/store/snapshot-store.js';
 import { isolated, type Isolated } from '../../support/isolated.js';
 import { snapshotStoreSuite } from '../../support/snapshot-store-suite.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ActorDefinition, PersistencePolicy } from '../../../../src/actors/runtime/types.js';
-import { partitionOf } from '../../../../src/actors/runtime/keys.js';
+import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import {
   deadLettersOf,

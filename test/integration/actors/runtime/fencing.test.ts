@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActorClient } from '../../../../src/actors/runtime/actor-client.js';
 import { emptySlot } from '../../../../src/actors/runtime/apply-batch.js';
-import { partitionOf } from '../../../../src/actors/runtime/keys.js';
+import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import { GroupCommitter } from '../../../../src/actors/runtime/group-committer.js';
 import { FencedError } from '../../../../src/actors/runtime/ports.js';
 import { createPgSnapshotStore } from '../../../../src/store/snapshot-store.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { counterActor } from '../../../../src/actors/counter/index.js';
-import { partitionOf } from '../../../../src/actors/runtime/keys.js';
+import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import { isolated, type Isolated, onCluster } from '../../../support/isolated.js';
 import { startClient, startRuntime, tellFields, testRuntimeOptions } from '../../../support/runtime-harness.js';
 

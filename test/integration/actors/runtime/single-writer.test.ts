@@ -4,7 +4,7 @@ import type { ActorClient } from '../../../../src/actors/runtime/actor-client.js
 import type { Runtime } from '../../../../src/actors/runtime/runtime.js';
 import { countOf, eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import { counterActor } from '../../../../src/actors/counter/index.js';
-import { partitionOf } from '../../../../src/actors/runtime/keys.js';
+import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import { echoActor } from '../../../../src/actors/echo/index.js';
 import { startClient, startRuntime } from '../../../support/runtime-harness.js';
 

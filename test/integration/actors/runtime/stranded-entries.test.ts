@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { partitionOf } from '../../../../src/actors/runtime/keys.js';
+import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import { createSql } from '../../../../src/store/db.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import { startProxy, viaProxy } from '../../../support/tcp-proxy.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { counterActor, type CounterState } from '../../../../src/actors/counter/index.js';
 import type { ActorClient } from '../../../../src/actors/runtime/actor-client.js';
 import { encodeEntry, type MailboxEntry } from '../../../../src/actors/runtime/entry-codec.js';
-import { partitionOf } from '../../../../src/actors/runtime/keys.js';
+import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import type { Runtime } from '../../../../src/actors/runtime/runtime.js';
 import type { ActorDefinition } from '../../../../src/actors/runtime/types.js';
 import { emptySlot } from '../../../../src/actors/runtime/apply-batch.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeEntry } from '../../../../src/actors/runtime/entry-codec.js';
-import { partitionOf } from '../../../../src/actors/runtime/keys.js';
+import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import { startHearth, type Hearth } from '../../../../src/hearth.js';
 import { adminKey, api, type Api } from '../../../support/api.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { partitionOf } from '../../../../src/actors/runtime/keys.js';
+import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import { startHearth, type Hearth } from '../../../../src/hearth.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 

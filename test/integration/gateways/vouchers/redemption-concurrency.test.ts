@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../../../src/hearth.js';
 import { adminKey, api, type Api } from '../../../support/api.js';
-import { partitionOf } from '../../../../src/actors/runtime/keys.js';
+import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../../../support/processes.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../../../support/voucher-fixtures.js';

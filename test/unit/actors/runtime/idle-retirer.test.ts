@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { counterActor } from '../../../../src/actors/counter/index.js';
 import { echoActor } from '../../../../src/actors/echo/index.js';
 import { IdleRetirer } from '../../../../src/actors/runtime/idle-retirer.js';
-import { partitionOf } from '../../../../src/actors/runtime/keys.js';
+import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import type { ActorDefinition } from '../../../../src/actors/runtime/types.js';
 import { createLogger } from '../../../../src/log.js';
 import { MemorySnapshotStore } from '../../../../src/store/memory-snapshot-store.js';
