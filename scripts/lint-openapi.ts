@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { connectRedis, createRedis } from '../src/actors/runtime/redis.js';
+import { connectRedis, createRedis } from '../src/store/redis/redis.js';
 import { loadConfig } from '../src/config.js';
 import { withDotEnv } from '../src/env-file.js';
 import { startHearth } from '../src/hearth.js';

@@ -1,4 +1,4 @@
-import { isCluster, type RedisClient } from '../src/actors/runtime/redis.js';
+import { isCluster, type RedisClient } from '../src/store/redis/redis.js';
 
 /** Deletes every key that starts with `prefix`, on each master of a cluster (SCAN covers one node). */
 export async function unlinkPrefixed(redis: RedisClient, prefix: string): Promise<void> {

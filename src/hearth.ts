@@ -1,12 +1,12 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { ActorClient } from './actors/runtime/actor-client.js';
-import { createKeys } from './actors/runtime/keys.js';
-import { connectRedis, createRedis } from './actors/runtime/redis.js';
-import { assertPartitionCounts } from './actors/runtime/partition-counts.js';
-import { OutboxRelay } from './actors/runtime/outbox-relay.js';
+import { ActorClient } from './store/redis/actor-client.js';
+import { createKeys } from './store/redis/keys.js';
+import { connectRedis, createRedis } from './store/redis/redis.js';
+import { assertPartitionCounts } from './store/redis/partition-counts.js';
+import { OutboxRelay } from './store/redis/outbox-relay.js';
 import { SagaSweep } from './gateways/conversions/saga-sweep.js';
-import { redisRuntimeAdapters } from './actors/runtime/redis-runtime-adapters.js';
+import { redisRuntimeAdapters } from './store/redis/runtime-adapters.js';
 import { Runtime } from './actors/runtime/runtime.js';
 import { createPgTellOutbox } from './store/tell-outbox.js';
 import type { ActorDefinition } from './actors/runtime/types.js';

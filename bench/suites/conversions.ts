@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
+import type { ActorClient } from '../../src/store/redis/actor-client.js';
 import type { BenchEnv } from '../lib/env.js';
 import { closedLoop, type LevelResult } from '../lib/measure.js';
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { ActorClient } from '../../src/actors/runtime/actor-client.js';
-import { createKeys } from '../../src/actors/runtime/keys.js';
-import { connectRedis, createRedis } from '../../src/actors/runtime/redis.js';
+import { ActorClient } from '../../src/store/redis/actor-client.js';
+import { createKeys } from '../../src/store/redis/keys.js';
+import { connectRedis, createRedis } from '../../src/store/redis/redis.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { startChild, type Child } from '../lib/child.js';

@@ -1,4 +1,4 @@
-import { createKeys } from '../../src/actors/runtime/keys.js';
+import { createKeys } from '../../src/store/redis/keys.js';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { io, type Socket } from 'socket.io-client';

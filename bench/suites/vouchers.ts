@@ -1,4 +1,4 @@
-import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
+import type { ActorClient } from '../../src/store/redis/actor-client.js';
 import { voucherIdFor } from '../../src/actors/voucher/representation.js';
 import type { BenchEnv } from '../lib/env.js';
 import { closedLoop, type LevelResult } from '../lib/measure.js';

@@ -1,7 +1,7 @@
-import { createKeys } from '../actors/runtime/keys.js';
+import { createKeys } from '../store/redis/keys.js';
 import { partitionOf } from '../actors/runtime/partitioning.js';
-import { MailboxTail } from '../actors/runtime/mailbox-tail.js';
-import { connectRedis, createRedis, isCluster } from '../actors/runtime/redis.js';
+import { MailboxTail } from '../store/redis/mailbox-tail.js';
+import { connectRedis, createRedis, isCluster } from '../store/redis/redis.js';
 import { UsageError } from './usage.js';
 
 /**

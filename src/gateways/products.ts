@@ -1,6 +1,6 @@
-import type { RedisClient } from '../actors/runtime/redis.js';
-import type { ActorClient } from '../actors/runtime/actor-client.js';
-import type { Keys } from '../actors/runtime/keys.js';
+import type { RedisClient } from '../store/redis/redis.js';
+import type { ActorClient } from '../store/redis/actor-client.js';
+import type { Keys } from '../store/redis/keys.js';
 import { SupplierSignatures } from './auth/supplier-signatures.js';
 import type { Sql } from '../store/db.js';
 import { certificateTable, householdTable, productTable, supplierTable } from '../store/registries/records.js';

@@ -1,5 +1,5 @@
 import type { CounterState } from '../../src/actors/counter/index.js';
-import type { ActorClient } from '../../src/actors/runtime/actor-client.js';
+import type { ActorClient } from '../../src/store/redis/actor-client.js';
 
 /**
  * Load for the failover and resharding tests: `askers` loops, each asking one `add` of a counter

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
 import { parseRedisTarget } from '../../src/common/redis-target.js';
 import { inject } from 'vitest';
-import { createKeys, type Keys } from '../../src/actors/runtime/keys.js';
+import { createKeys, type Keys } from '../../src/store/redis/keys.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createSql, type Sql } from '../../src/store/db.js';

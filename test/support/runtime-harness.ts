@@ -1,8 +1,8 @@
-import { ActorClient } from '../../src/actors/runtime/actor-client.js';
+import { ActorClient } from '../../src/store/redis/actor-client.js';
 import { encodeEntry } from '../../src/actors/runtime/entry-codec.js';
 import { compareStreamIds } from '../../src/actors/runtime/stream-id.js';
-import { connectRedis, createRedis } from '../../src/actors/runtime/redis.js';
-import { redisRuntimeAdapters } from '../../src/actors/runtime/redis-runtime-adapters.js';
+import { connectRedis, createRedis } from '../../src/store/redis/redis.js';
+import { redisRuntimeAdapters } from '../../src/store/redis/runtime-adapters.js';
 import { Runtime, type RuntimeOptions } from '../../src/actors/runtime/runtime.js';
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
 import { counterActor } from '../../src/actors/counter/index.js';

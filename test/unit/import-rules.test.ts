@@ -40,6 +40,15 @@ describe('the folder rule (docs/architecture.md)', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('keeps the actor runtime free of Redis: its adapter lives in src/store/redis', () => {
+    const clients = /from '(ioredis|redis-parser|node:net|node:tls)'/;
+    const wrong = readdirSync('src/actors/runtime', { withFileTypes: true, recursive: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+      .map((e) => join(e.parentPath, e.name))
+      .filter((f) => clients.test(readFileSync(f, 'utf8')));
+    expect(wrong).toEqual([]);
+  });
+
   it('keeps the store free of every product', () => {
     const wrong = importsUnder('src/store').filter(({ target }) =>
       [...products, ...moreProducts].some((p) => target.startsWith(p)),

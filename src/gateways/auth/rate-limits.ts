@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { isCluster, type RedisClient } from '../../actors/runtime/redis.js';
-import { perSlot } from '../../actors/runtime/hash-slot.js';
-import type { Keys } from '../../actors/runtime/keys.js';
+import { isCluster, type RedisClient } from '../../store/redis/redis.js';
+import { perSlot } from '../../store/redis/hash-slot.js';
+import type { Keys } from '../../store/redis/keys.js';
 import { AppError, isStoreUnavailable } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
 import { perTick } from '../per-tick.js';

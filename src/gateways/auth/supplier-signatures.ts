@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '../../actors/runtime/redis.js';
+import type { RedisClient } from '../../store/redis/redis.js';
 import { AppError } from '../../errors/index.js';
 import type { Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';

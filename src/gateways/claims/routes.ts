@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { claimView, claimViewSchema } from '../../actors/claim/representation.js';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import { AppError } from '../../errors/index.js';
 import type { ClaimReads } from './claim-reads.js';
 import type { Certificate, Supplier } from '../../store/registries/records.js';

@@ -1,5 +1,5 @@
-import type { Keys } from '../../actors/runtime/keys.js';
-import type { RedisClient } from '../../actors/runtime/redis.js';
+import type { Keys } from '../../store/redis/keys.js';
+import type { RedisClient } from '../../store/redis/redis.js';
 import type { Sql } from '../../store/db.js';
 
 /** One partition of an actor type as an operator sees it. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Keys } from '../../actors/runtime/keys.js';
-import type { RedisClient } from '../../actors/runtime/redis.js';
+import type { Keys } from '../../store/redis/keys.js';
+import type { RedisClient } from '../../store/redis/redis.js';
 import type { Metrics } from '../../metrics.js';
 import type { Sql } from '../../store/db.js';
 import { guarded, type Guards } from '../auth/guard.js';

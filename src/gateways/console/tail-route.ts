@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { type Keys } from '../../actors/runtime/keys.js';
+import { type Keys } from '../../store/redis/keys.js';
 import { partitionOf } from '../../actors/runtime/partitioning.js';
-import { MailboxTail } from '../../actors/runtime/mailbox-tail.js';
-import { connectRedis, createRedis, isCluster, type RedisClient } from '../../actors/runtime/redis.js';
+import { MailboxTail } from '../../store/redis/mailbox-tail.js';
+import { connectRedis, createRedis, isCluster, type RedisClient } from '../../store/redis/redis.js';
 import { AppError } from '../../errors/index.js';
 import { guarded, type Guards } from '../auth/guard.js';
 import { parseWith, queryObject } from '../http/context.js';

@@ -1,4 +1,4 @@
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import { conversionRef, type ConversionState } from '../../actors/conversion/index.js';
 import { quoteOut } from '../../actors/pool/pool-math.js';
 import { AppError } from '../../errors/index.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import { orderRef } from '../../actors/order/index.js';
 import { AppError, isAppError } from '../../errors/index.js';
 import type { Counterparties } from '../../store/counterparties.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import { accountRef } from '../../actors/account/index.js';
 import type { ItmoCertificate, ItmoClaim } from '../../actors/account/itmo.js';
 import { AppError } from '../../errors/index.js';

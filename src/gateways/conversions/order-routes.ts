@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import { orderRef, type OrderState } from '../../actors/order/index.js';
 import { AppError } from '../../errors/index.js';
 import type { Counterparties, CounterpartyKind } from '../../store/counterparties.js';

@@ -1,4 +1,4 @@
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import { actorRef } from '../../actors/runtime/actor-ref.js';
 import type { PoolMessage } from '../../actors/pool/index.js';
 import { isAppError, isStoreUnavailable } from '../../errors/index.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import type { ConversionState } from '../../actors/conversion/index.js';
 import { AppError } from '../../errors/index.js';
 import { guarded, type Guards } from '../auth/guard.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import { accountRef } from '../../actors/account/index.js';
 import { voucherRef } from '../../actors/voucher/messages.js';
 import { toMicro } from '../../actors/voucher/money.js';

@@ -1,5 +1,5 @@
-import { bellOf, type Keys } from '../../actors/runtime/keys.js';
-import type { RedisClient } from '../../actors/runtime/redis.js';
+import { bellOf, type Keys } from '../../store/redis/keys.js';
+import type { RedisClient } from '../../store/redis/redis.js';
 import { encodeEntry } from '../../actors/runtime/entry-codec.js';
 import { redactedBody } from './redact.js';
 

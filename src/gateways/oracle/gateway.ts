@@ -1,5 +1,5 @@
 import type { TemplatedApp } from 'uWebSockets.js';
-import { createRedis, isCluster } from '../../actors/runtime/redis.js';
+import { createRedis, isCluster } from '../../store/redis/redis.js';
 import { ChatEventHub } from './agent/chat-events.js';
 import type { RouteSpec } from '../http/router.js';
 import { attachSocketGateway } from './socket/socket-gateway.js';

@@ -1,5 +1,5 @@
-import type { RedisClient } from '../../actors/runtime/redis.js';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { RedisClient } from '../../store/redis/redis.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import type { Config } from '../../config.js';
 import type { Sql } from '../../store/db.js';
 import { ChatReads } from './chat-reads.js';
@@ -11,7 +11,7 @@ import { modelsRoute } from './models-route.js';
 import { modelCatalog } from './agent/models.js';
 import { sessionRoutes } from './session-routes.js';
 import { messageRoutes } from './message-routes.js';
-import type { Keys } from '../../actors/runtime/keys.js';
+import type { Keys } from '../../store/redis/keys.js';
 import type { Logger } from '../../log.js';
 import type { ChatEventHub } from './agent/chat-events.js';
 import { agentFor } from './agent/agent-for.js';

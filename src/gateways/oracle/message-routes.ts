@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { RedisClient } from '../../actors/runtime/redis.js';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
-import type { Keys } from '../../actors/runtime/keys.js';
+import type { RedisClient } from '../../store/redis/redis.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Keys } from '../../store/redis/keys.js';
 import { ModelError, modelFailure } from './agent/model-error.js';
 import { lastEventId, requestAbort, type ChatEventHub } from './agent/chat-events.js';
 import { runTurn, type TurnDeps } from './agent/turn-runner.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SESSION_DELETED, sessionView, sessionViewSchema } from '../../actors/chat-session/messages.js';
 import { askErrors } from '../http/ask-errors.js';
 import { isAppError } from '../../errors/index.js';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import type { ChatReads } from './chat-reads.js';
 import { parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';

@@ -1,6 +1,6 @@
 import type { ChatEvent, ChatEventHub } from './agent/chat-events.js';
-import type { RedisClient } from '../../actors/runtime/redis.js';
-import type { Keys } from '../../actors/runtime/keys.js';
+import type { RedisClient } from '../../store/redis/redis.js';
+import type { Keys } from '../../store/redis/keys.js';
 import { keepReading } from './agent/turn-mark.js';
 // The wire reference's SSE headers (`X-Request-Id` is added by the server).
 import { SSE_HEADERS, type Reply } from '../http/reply.js';

@@ -1,5 +1,5 @@
-import type { RedisClient } from '../../actors/runtime/redis.js';
-import type { Keys } from '../../actors/runtime/keys.js';
+import type { RedisClient } from '../../store/redis/redis.js';
+import type { Keys } from '../../store/redis/keys.js';
 import { AppError } from '../../errors/index.js';
 import { requestAbort, type ChatEventHub } from './agent/chat-events.js';
 import { releaseTurn, takeTurn } from './agent/turn-mark.js';

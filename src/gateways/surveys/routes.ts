@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { responseIdFor } from '../../actors/survey-response/response-id.js';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import type { SurveyResponse } from '../../actors/survey-response/index.js';
 import { cochranSampleSize } from '../../actors/survey/sample-size.js';
 import type { SurveyState } from '../../actors/survey/index.js';

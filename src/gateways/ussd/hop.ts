@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import { t, DEFAULT_LANGUAGE } from '../../actors/ussd-session/catalog/index.js';
 import type { Logger } from '../../log.js';
 import type { LiveSessions } from './live-sessions.js';

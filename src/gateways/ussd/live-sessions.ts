@@ -1,7 +1,7 @@
 import type { Cluster } from 'ioredis';
-import { sendPerNode, type KeyedCommand } from '../../actors/runtime/node-batch.js';
-import { isCluster, type RedisClient } from '../../actors/runtime/redis.js';
-import type { Keys } from '../../actors/runtime/keys.js';
+import { sendPerNode, type KeyedCommand } from '../../store/redis/node-batch.js';
+import { isCluster, type RedisClient } from '../../store/redis/redis.js';
+import type { Keys } from '../../store/redis/keys.js';
 import { perTick } from '../per-tick.js';
 
 export interface LiveSession {

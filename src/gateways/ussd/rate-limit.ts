@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { Cluster } from 'ioredis';
-import { sendPerNode } from '../../actors/runtime/node-batch.js';
-import { isCluster, type RedisClient } from '../../actors/runtime/redis.js';
-import type { Keys } from '../../actors/runtime/keys.js';
+import { sendPerNode } from '../../store/redis/node-batch.js';
+import { isCluster, type RedisClient } from '../../store/redis/redis.js';
+import type { Keys } from '../../store/redis/keys.js';
 import { perTick } from '../per-tick.js';
 import { TtlCache } from '../../ttl-cache.js';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ussdRef } from '../../actors/ussd-session/messages.js';
 import { AppError } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import { issuesOf, type HttpContext } from '../http/context.js';
 import { dialled } from './dial-through.js';
 import type { LiveSessions } from './live-sessions.js';

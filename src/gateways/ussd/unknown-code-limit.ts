@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import type { Keys } from '../../actors/runtime/keys.js';
-import type { RedisClient } from '../../actors/runtime/redis.js';
+import type { Keys } from '../../store/redis/keys.js';
+import type { RedisClient } from '../../store/redis/redis.js';
 
 /** Unknown voucher codes a supplier's phone may enter per UTC day before code entry stops. */
 const UNKNOWN_CODES_PER_DAY = 10;

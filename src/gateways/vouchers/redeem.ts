@@ -1,4 +1,4 @@
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import type { Redemption } from '../../actors/voucher/messages.js';
 import { AppError } from '../../errors/index.js';
 import type { Supplier } from '../../store/registries/records.js';

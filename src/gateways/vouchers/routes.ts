@@ -1,4 +1,4 @@
-import type { ActorClient } from '../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../store/redis/actor-client.js';
 import type { VoucherState } from '../../actors/voucher/messages.js';
 import { toMicro } from '../../actors/voucher/money.js';
 import {

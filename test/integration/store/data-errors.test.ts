@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActorClient } from '../../../src/actors/runtime/actor-client.js';
+import type { ActorClient } from '../../../src/store/redis/actor-client.js';
 import { partitionOf } from '../../../src/actors/runtime/partitioning.js';
 import type { Runtime } from '../../../src/actors/runtime/runtime.js';
 import { voucherActor } from '../../../src/actors/voucher/index.js';

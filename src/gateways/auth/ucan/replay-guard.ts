@@ -4,7 +4,7 @@
  * share the memory.
  */
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '../../../actors/runtime/redis.js';
+import type { RedisClient } from '../../../store/redis/redis.js';
 import type { UcanAuthOptions } from './types.js';
 
 type SeenNonce = UcanAuthOptions['seenNonce'];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ActorClient } from '../../../actors/runtime/actor-client.js';
+import type { ActorClient } from '../../../store/redis/actor-client.js';
 import { counterStateSchema } from '../../../actors/counter/index.js';
 import { echoReply } from '../../../actors/echo/index.js';
 import { askErrors } from '../ask-errors.js';

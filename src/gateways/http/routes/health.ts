@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RedisClient } from '../../../actors/runtime/redis.js';
+import type { RedisClient } from '../../../store/redis/redis.js';
 import { ledgerStatusSchema } from '../../../ledger/ledger-reads.js';
 import { publicReason } from '../../../ledger/public-reason.js';
 import type { Logger } from '../../../log.js';

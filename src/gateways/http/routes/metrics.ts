@@ -1,5 +1,5 @@
-import type { RedisClient } from '../../../actors/runtime/redis.js';
-import type { Keys } from '../../../actors/runtime/keys.js';
+import type { RedisClient } from '../../../store/redis/redis.js';
+import type { Keys } from '../../../store/redis/keys.js';
 import type { Metrics } from '../../../metrics.js';
 import type { LedgerStatus } from '../../../ledger/ledger-reads.js';
 import { text } from '../reply.js';

@@ -1,5 +1,5 @@
-import type { RedisClient } from '../../../actors/runtime/redis.js';
-import type { Keys } from '../../../actors/runtime/keys.js';
+import type { RedisClient } from '../../../store/redis/redis.js';
+import type { Keys } from '../../../store/redis/keys.js';
 import { Backoff, sleep } from '../../../actors/runtime/backoff.js';
 import { compareStreamIds } from '../../../actors/runtime/stream-id.js';
 import type { Logger } from '../../../log.js';

@@ -1,6 +1,6 @@
-import type { RedisClient } from '../../../actors/runtime/redis.js';
+import type { RedisClient } from '../../../store/redis/redis.js';
 import { ChatEventLane, type ChatEvent } from './chat-event-lane.js';
-import type { Keys } from '../../../actors/runtime/keys.js';
+import type { Keys } from '../../../store/redis/keys.js';
 import type { Logger } from '../../../log.js';
 
 export type { ChatEvent };

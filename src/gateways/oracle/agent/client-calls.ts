@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '../../../actors/runtime/redis.js';
-import type { Keys } from '../../../actors/runtime/keys.js';
+import type { RedisClient } from '../../../store/redis/redis.js';
+import type { Keys } from '../../../store/redis/keys.js';
 import type { ClientCall } from './agent.js';
 import { emitChatEvent, lastEventId, type ChatEventHub } from './chat-events.js';
 

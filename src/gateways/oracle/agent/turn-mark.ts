@@ -1,5 +1,5 @@
-import type { RedisClient } from '../../../actors/runtime/redis.js';
-import type { Keys } from '../../../actors/runtime/keys.js';
+import type { RedisClient } from '../../../store/redis/redis.js';
+import type { Keys } from '../../../store/redis/keys.js';
 
 /**
  * How long a turn's mark holds its session without being renewed: a crashed gateway's mark

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '../../../actors/runtime/redis.js';
-import type { ActorClient } from '../../../actors/runtime/actor-client.js';
-import type { Keys } from '../../../actors/runtime/keys.js';
+import type { RedisClient } from '../../../store/redis/redis.js';
+import type { ActorClient } from '../../../store/redis/actor-client.js';
+import type { Keys } from '../../../store/redis/keys.js';
 import type { Logger } from '../../../log.js';
 import type { AgActionDeclaration, Agent, AttachmentRef, BrowserToolDeclaration, ToolCallRecord } from './agent.js';
 import { emitChatEvent, isAbortOf, type ChatEventHub } from './chat-events.js';

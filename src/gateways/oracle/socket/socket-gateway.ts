@@ -1,8 +1,8 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import { Server, type Socket } from 'socket.io';
-import type { RedisClient } from '../../../actors/runtime/redis.js';
-import type { ActorClient } from '../../../actors/runtime/actor-client.js';
-import type { Keys } from '../../../actors/runtime/keys.js';
+import type { RedisClient } from '../../../store/redis/redis.js';
+import type { ActorClient } from '../../../store/redis/actor-client.js';
+import type { Keys } from '../../../store/redis/keys.js';
 import type { Logger } from '../../../log.js';
 import { emitChatEvent, lastEventId, type ChatEventHub } from '../agent/chat-events.js';
 import { takeAwaited } from '../agent/client-calls.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActorClient } from '../../../../src/actors/runtime/actor-client.js';
+import type { ActorClient } from '../../../../src/store/redis/actor-client.js';
 import type { Runtime } from '../../../../src/actors/runtime/runtime.js';
 import { AppError } from '../../../../src/errors/index.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';

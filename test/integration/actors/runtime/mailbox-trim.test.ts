@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
-import { MailboxOps } from '../../../../src/actors/runtime/mailbox-ops.js';
+import { MailboxOps } from '../../../../src/store/redis/mailbox-ops.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import { startClient, startRuntime, tellFields, testRuntimeOptions } from '../../../support/runtime-harness.js';
 

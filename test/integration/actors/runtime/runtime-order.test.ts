@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CounterState } from '../../../../src/actors/counter/index.js';
-import type { ActorClient } from '../../../../src/actors/runtime/actor-client.js';
+import type { ActorClient } from '../../../../src/store/redis/actor-client.js';
 import type { Runtime } from '../../../../src/actors/runtime/runtime.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import { startClient, startRuntime } from '../../../support/runtime-harness.js';

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { counterActor, type CounterState } from '../../../../src/actors/counter/index.js';
-import type { ActorClient } from '../../../../src/actors/runtime/actor-client.js';
+import type { ActorClient } from '../../../../src/store/redis/actor-client.js';
 import { encodeEntry, type MailboxEntry } from '../../../../src/actors/runtime/entry-codec.js';
 import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import type { Runtime } from '../../../../src/actors/runtime/runtime.js';
 import type { ActorDefinition } from '../../../../src/actors/runtime/types.js';
 import { emptySlot } from '../../../../src/actors/runtime/apply-batch.js';
-import { redisMailboxFor } from '../../../../src/actors/runtime/mailbox-for.js';
-import { createRedis } from '../../../../src/actors/runtime/redis.js';
+import { redisMailboxFor } from '../../../../src/store/redis/mailbox-for.js';
+import { createRedis } from '../../../../src/store/redis/redis.js';
 import { newOwned, type Owned } from '../../../../src/actors/runtime/round-commit.js';
 import { SlotCache } from '../../../../src/actors/runtime/slot-cache.js';
 import { WriteBehind } from '../../../../src/actors/runtime/write-behind.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActorClient } from '../../../../src/actors/runtime/actor-client.js';
+import type { ActorClient } from '../../../../src/store/redis/actor-client.js';
 import type { ConversionState } from '../../../../src/actors/conversion/index.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../../../support/processes.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedis } from '../../../../src/actors/runtime/redis.js';
+import { createRedis } from '../../../../src/store/redis/redis.js';
 import { ChatEventHub, emitChatEvent, type ChatEvent } from '../../../../src/gateways/oracle/agent/chat-events.js';
 import { keepReading, releaseTurn, takeTurn } from '../../../../src/gateways/oracle/agent/turn-mark.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';

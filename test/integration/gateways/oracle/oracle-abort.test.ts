@@ -3,7 +3,7 @@ import { startHearth, type Hearth } from '../../../../src/hearth.js';
 import type { Agent } from '../../../../src/gateways/oracle/agent/agent.js';
 import { runTurn } from '../../../../src/gateways/oracle/agent/turn-runner.js';
 import { ChatEventHub, requestAbort } from '../../../../src/gateways/oracle/agent/chat-events.js';
-import { connectRedis, createRedis, type RedisClient } from '../../../../src/actors/runtime/redis.js';
+import { connectRedis, createRedis, type RedisClient } from '../../../../src/store/redis/redis.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 
 /** An agent that talks slowly: 200 tokens, 5 ms apart, stopping when told. */

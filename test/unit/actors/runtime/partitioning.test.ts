@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ownerOf, partitionsFor } from '../../../../src/actors/runtime/assignment.js';
-import { createKeys } from '../../../../src/actors/runtime/keys.js';
+import { createKeys } from '../../../../src/store/redis/keys.js';
 import { fnv1a, partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import { compareStreamIds, isStreamId } from '../../../../src/actors/runtime/stream-id.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { ActorClient } from '../../../../src/actors/runtime/actor-client.js';
+import type { ActorClient } from '../../../../src/store/redis/actor-client.js';
 import { AppError } from '../../../../src/errors/index.js';
 import { applyDeposit } from '../../../../src/gateways/conversions/pool-deposit.js';
 import type { Logger } from '../../../../src/log.js';

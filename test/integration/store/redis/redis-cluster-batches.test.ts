@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ClusterMailbox } from '../../../../src/actors/runtime/cluster-mailbox.js';
-import { DeferredAcks } from '../../../../src/actors/runtime/deferred-acks.js';
-import { hashSlot } from '../../../../src/actors/runtime/hash-slot.js';
-import { bellOf, createKeys } from '../../../../src/actors/runtime/keys.js';
-import { MailboxWriter } from '../../../../src/actors/runtime/mailbox-writer.js';
-import { ringCommand, sendPerNode } from '../../../../src/actors/runtime/node-batch.js';
-import { NodePipe } from '../../../../src/actors/runtime/node-pipe.js';
-import { postEachOnce } from '../../../../src/actors/runtime/post-once.js';
+import { ClusterMailbox } from '../../../../src/store/redis/cluster-mailbox.js';
+import { DeferredAcks } from '../../../../src/store/redis/deferred-acks.js';
+import { hashSlot } from '../../../../src/store/redis/hash-slot.js';
+import { bellOf, createKeys } from '../../../../src/store/redis/keys.js';
+import { MailboxWriter } from '../../../../src/store/redis/mailbox-writer.js';
+import { ringCommand, sendPerNode } from '../../../../src/store/redis/node-batch.js';
+import { NodePipe } from '../../../../src/store/redis/node-pipe.js';
+import { postEachOnce } from '../../../../src/store/redis/post-once.js';
 import {
   connectRedis,
   createNodeConnection,
@@ -14,7 +14,7 @@ import {
   isCluster,
   type Cluster,
   type RedisClient,
-} from '../../../../src/actors/runtime/redis.js';
+} from '../../../../src/store/redis/redis.js';
 import { createLogger } from '../../../../src/log.js';
 import { onCluster } from '../../../support/isolated.js';
 import { startRedisCluster, type RedisCluster } from '../../../support/redis-cluster.js';

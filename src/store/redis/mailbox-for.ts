@@ -1,5 +1,5 @@
 import { ClusterMailbox } from './cluster-mailbox.js';
-import type { Mailbox } from './ports.js';
+import type { Mailbox } from '../../actors/runtime/ports.js';
 import { isCluster, type RedisClient } from './redis.js';
 import { RedisMailbox, type RedisMailboxDeps } from './redis-mailbox.js';
 

@@ -9,7 +9,7 @@
  * keys (`{chat:s<shard>}:<id>`); a shard of the live USSD index with its summaries (`{ussd:s3}`); the membership sets
  * (`{workers}`). On a single Redis the braces are only characters of the name.
  */
-import { fnv1a } from './partitioning.js';
+import { fnv1a } from '../../actors/runtime/partitioning.js';
 
 /** Chat shards (see `chatShardOf`): fixed, since a session's keys must keep their names. */
 const CHAT_SHARDS = 16;

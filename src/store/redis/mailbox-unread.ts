@@ -1,4 +1,4 @@
-import { compareStreamIds, isStreamId } from './stream-id.js';
+import { compareStreamIds, isStreamId } from '../../actors/runtime/stream-id.js';
 
 /**
  * Whether a worker's mailboxes on a Redis Cluster may hold entries it has not read, from their

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { counterActor, type CounterState } from '../../../../src/actors/counter/index.js';
-import type { ActorClient } from '../../../../src/actors/runtime/actor-client.js';
-import { hashSlot } from '../../../../src/actors/runtime/hash-slot.js';
+import type { ActorClient } from '../../../../src/store/redis/actor-client.js';
+import { hashSlot } from '../../../../src/store/redis/hash-slot.js';
 import type { Runtime } from '../../../../src/actors/runtime/runtime.js';
 import { eventually, isolated, onCluster, type Isolated } from '../../../support/isolated.js';
 import { startRedisCluster, type RedisCluster } from '../../../support/redis-cluster.js';

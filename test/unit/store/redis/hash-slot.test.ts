@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { groupBySlot, hashSlot, perSlot } from '../../../../src/actors/runtime/hash-slot.js';
+import { groupBySlot, hashSlot, perSlot } from '../../../../src/store/redis/hash-slot.js';
 
 describe('hashSlot', () => {
   it('is CRC16 (XMODEM) modulo 16384, as in the Redis Cluster specification', () => {

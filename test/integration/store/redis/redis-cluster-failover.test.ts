@@ -1,8 +1,8 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { counterActor } from '../../../../src/actors/counter/index.js';
-import type { ActorClient } from '../../../../src/actors/runtime/actor-client.js';
-import { hashSlot } from '../../../../src/actors/runtime/hash-slot.js';
+import type { ActorClient } from '../../../../src/store/redis/actor-client.js';
+import { hashSlot } from '../../../../src/store/redis/hash-slot.js';
 import type { Runtime } from '../../../../src/actors/runtime/runtime.js';
 import { startLoad, tally } from '../../../support/cluster-load.js';
 import { isolated, onCluster, type Isolated } from '../../../support/isolated.js';

@@ -1,10 +1,10 @@
-import type { RedisClient } from '../../../../src/actors/runtime/redis.js';
+import type { RedisClient } from '../../../../src/store/redis/redis.js';
 import { afterAll, beforeAll } from 'vitest';
 import type { Mailbox } from '../../../../src/actors/runtime/ports.js';
 import { decodeReply } from '../../../../src/actors/runtime/entry-codec.js';
-import { connectRedis, createRedis } from '../../../../src/actors/runtime/redis.js';
-import { redisMailboxFor } from '../../../../src/actors/runtime/mailbox-for.js';
-import { MailboxWriter } from '../../../../src/actors/runtime/mailbox-writer.js';
+import { connectRedis, createRedis } from '../../../../src/store/redis/redis.js';
+import { redisMailboxFor } from '../../../../src/store/redis/mailbox-for.js';
+import { MailboxWriter } from '../../../../src/store/redis/mailbox-writer.js';
 import { isolated, type Isolated } from '../../../support/isolated.js';
 import { entryFields, mailboxSuite } from '../../../support/mailbox-suite.js';
 

@@ -1,6 +1,6 @@
 import { createServer, Socket, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { NodePipe, type PipedCommand } from '../../../../src/actors/runtime/node-pipe.js';
+import { NodePipe, type PipedCommand } from '../../../../src/store/redis/node-pipe.js';
 import { isolated, onCluster, type Isolated } from '../../../support/isolated.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { connectRedis, createRedis, type RedisClient } from '../../../../src/actors/runtime/redis.js';
+import { connectRedis, createRedis, type RedisClient } from '../../../../src/store/redis/redis.js';
 import { eventually, onCluster } from '../../../support/isolated.js';
 import { startProxy, viaProxy, type TcpProxy } from '../../../support/tcp-proxy.js';
 

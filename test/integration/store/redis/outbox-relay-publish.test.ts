@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OutboxRelay } from '../../../../src/actors/runtime/outbox-relay.js';
+import { OutboxRelay } from '../../../../src/store/redis/outbox-relay.js';
 import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
-import { isCluster } from '../../../../src/actors/runtime/redis.js';
+import { isCluster } from '../../../../src/store/redis/redis.js';
 import type { BatchCommit, TellSender } from '../../../../src/actors/runtime/ports.js';
 import { createPgTellOutbox } from '../../../../src/store/tell-outbox.js';
 import { migrate } from '../../../../src/store/migrate.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Cluster } from 'ioredis';
 import { sendPerNode, type KeyedCommand } from './node-batch.js';
 import { isCluster, type RedisClient } from './redis.js';
-import type { OutgoingReply } from './ports.js';
+import type { OutgoingReply } from '../../actors/runtime/ports.js';
 
 /**
  * Acknowledges the batches of one or more mailboxes and sends their replies, in one script.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postEachOnce } from '../../../../src/actors/runtime/post-once.js';
-import { isCluster } from '../../../../src/actors/runtime/redis.js';
+import { postEachOnce } from '../../../../src/store/redis/post-once.js';
+import { isCluster } from '../../../../src/store/redis/redis.js';
 import { isolated, type Isolated } from '../../../support/isolated.js';
 
 /**

@@ -1,12 +1,18 @@
 import { z } from 'zod';
 import type { Logger } from '../../log.js';
-import { Backoff, sleep } from './backoff.js';
+import { Backoff, sleep } from '../../actors/runtime/backoff.js';
 import type { Keys } from './keys.js';
 import { mailboxEntry } from './mailbox-post.js';
-import { partitionOf } from './partitioning.js';
+import { partitionOf } from '../../actors/runtime/partitioning.js';
 import { postEachOnce, type OncePost } from './post-once.js';
 import { createHash } from 'node:crypto';
-import { TELL_TOPIC, type BatchCommit, type OutboxTell, type TellOutbox, type TellSender } from './ports.js';
+import {
+  TELL_TOPIC,
+  type BatchCommit,
+  type OutboxTell,
+  type TellOutbox,
+  type TellSender,
+} from '../../actors/runtime/ports.js';
 import type { RedisClient } from './redis.js';
 
 /** An outbox row of the tell topic, as tellEffect() wrote it. */

@@ -3,12 +3,12 @@ import type { RedisClient } from './redis.js';
 import { AppError, errorCodes, type ErrorCode } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import { Backoff, sleep } from './backoff.js';
-import { decodeReply } from './entry-codec.js';
+import { Backoff, sleep } from '../../actors/runtime/backoff.js';
+import { decodeReply } from '../../actors/runtime/entry-codec.js';
 import type { Keys } from './keys.js';
 import { mailboxEntry, type ActorMessage } from './mailbox-post.js';
 import { MailboxWriter } from './mailbox-writer.js';
-import type { ActorRef } from './actor-ref.js';
+import type { ActorRef } from '../../actors/runtime/actor-ref.js';
 
 export interface ActorClientOptions {
   /** Deadline of an ask when the caller gives none, ms. */

@@ -2,7 +2,7 @@ import { DeferredAcks } from './deferred-acks.js';
 import { MailboxBells } from './mailbox-bells.js';
 import { UnreadMailboxes } from './mailbox-unread.js';
 import { sendPerNode } from './node-batch.js';
-import type { OutgoingReply, RawEntry } from './ports.js';
+import type { OutgoingReply, RawEntry } from '../../actors/runtime/ports.js';
 import type { Cluster } from './redis.js';
 import { RedisMailboxBase, type RedisMailboxDeps } from './redis-mailbox.js';
 import { replyPerStream } from './settle-script.js';

@@ -1,6 +1,6 @@
 import type { RedisClient } from './redis.js';
-import { encodeEntry } from './entry-codec.js';
-import type { OutgoingReply, PartitionMailbox, PoisonMessage } from './ports.js';
+import { encodeEntry } from '../../actors/runtime/entry-codec.js';
+import type { OutgoingReply, PartitionMailbox, PoisonMessage } from '../../actors/runtime/ports.js';
 import { ackAndReply } from './settle-script.js';
 
 /** Where one partition's mailbox and its companions live in Redis. */

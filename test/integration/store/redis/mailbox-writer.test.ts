@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeEntry, encodeEntry } from '../../../../src/actors/runtime/entry-codec.js';
-import { MailboxWriter } from '../../../../src/actors/runtime/mailbox-writer.js';
-import { NodePipe } from '../../../../src/actors/runtime/node-pipe.js';
-import { connectRedis, createRedis, isCluster, type RedisClient } from '../../../../src/actors/runtime/redis.js';
+import { MailboxWriter } from '../../../../src/store/redis/mailbox-writer.js';
+import { NodePipe } from '../../../../src/store/redis/node-pipe.js';
+import { connectRedis, createRedis, isCluster, type RedisClient } from '../../../../src/store/redis/redis.js';
 import { isolated, onCluster, type Isolated } from '../../../support/isolated.js';
 
 describe("a gateway's mailbox writes, one script call per turn", () => {

@@ -1,6 +1,6 @@
 import type { RedisClient } from './redis.js';
 import type { Keys } from './keys.js';
-import type { LeaseTable } from './ports.js';
+import type { LeaseTable } from '../../actors/runtime/ports.js';
 
 // Heartbeat on Redis's clock, so workers on skewed hosts agree on who is alive. KEYS: the set of
 // all live workers, then one set per actor type this worker runs; returns the members of each.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnreadMailboxes } from '../../../../src/actors/runtime/mailbox-unread.js';
+import { UnreadMailboxes } from '../../../../src/store/redis/mailbox-unread.js';
 
 const A = 'hearth:{echo:p0}';
 const B = 'hearth:{echo:p1}';

@@ -2,7 +2,7 @@ import { isCluster, type Redis, type RedisClient } from './redis.js';
 import type { Logger } from '../../log.js';
 import type { Keys } from './keys.js';
 import { MailboxOps } from './mailbox-ops.js';
-import type { Mailbox, OutgoingReply, RawEntry } from './ports.js';
+import type { Mailbox, OutgoingReply, RawEntry } from '../../actors/runtime/ports.js';
 import { ackAndReply } from './settle-script.js';
 
 export interface RedisMailboxDeps {

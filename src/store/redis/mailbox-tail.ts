@@ -1,4 +1,4 @@
-import { decodeEntry, type MailboxEntry } from './entry-codec.js';
+import { decodeEntry, type MailboxEntry } from '../../actors/runtime/entry-codec.js';
 import type { RedisClient } from './redis.js';
 
 /** A mailbox entry as a tail sees it: which partition, when it was written (from its id). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OutboxRelay } from '../../../../src/actors/runtime/outbox-relay.js';
+import { OutboxRelay } from '../../../../src/store/redis/outbox-relay.js';
 import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import { createPgTellOutbox } from '../../../../src/store/tell-outbox.js';
 import { migrate } from '../../../../src/store/migrate.js';

@@ -1,6 +1,6 @@
-import { encodeEntry } from './entry-codec.js';
+import { encodeEntry } from '../../actors/runtime/entry-codec.js';
 import { type Keys } from './keys.js';
-import { partitionOf } from './partitioning.js';
+import { partitionOf } from '../../actors/runtime/partitioning.js';
 
 /** Any message of an actor's union: a `kind` and its fields. */
 export type ActorMessage = { kind: string } & Record<string, unknown>;

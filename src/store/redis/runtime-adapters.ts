@@ -1,8 +1,8 @@
 import type { Logger } from '../../log.js';
 import type { Keys } from './keys.js';
-import { RedisLeases } from './leases.js';
+import { RedisLeases } from './redis-leases.js';
 import { redisMailboxFor } from './mailbox-for.js';
-import type { LeaseTable, Mailbox } from './ports.js';
+import type { LeaseTable, Mailbox } from '../../actors/runtime/ports.js';
 import type { RedisClient } from './redis.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeReply } from '../../../../src/actors/runtime/entry-codec.js';
-import { connectRedis, createRedis, type RedisClient } from '../../../../src/actors/runtime/redis.js';
-import { ackAndReply } from '../../../../src/actors/runtime/settle-script.js';
+import { connectRedis, createRedis, type RedisClient } from '../../../../src/store/redis/redis.js';
+import { ackAndReply } from '../../../../src/store/redis/settle-script.js';
 import { eventually, isolated, onCluster, type Isolated } from '../../../support/isolated.js';
 import { startProxy, viaProxy } from '../../../support/tcp-proxy.js';
 
