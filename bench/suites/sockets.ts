@@ -7,6 +7,7 @@ import type { BenchEnv } from '../lib/env.js';
 import { startGateway } from '../lib/gateway.js';
 import { percentileOf, rssKb } from '../lib/measure.js';
 import { oracleIdentity, ucanUser } from '../lib/ucan.js';
+import { chatKeys } from '../../src/gateways/oracle/chat-keys.js';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
@@ -182,7 +183,7 @@ export async function socketConnections(
         for (let i = 0; i < events; i++) {
           const data = JSON.stringify({ i, t: Date.now(), toolName: 'bench', status: 'done' });
           p.xadd(
-            createKeys(env.prefix).chatEvents(busy),
+            chatKeys.events(createKeys(env.prefix), busy),
             '*',
             'requestId',
             'bench',

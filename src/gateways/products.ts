@@ -38,6 +38,7 @@ import { operatorRoutes } from './operators/routes.js';
 import { VoucherPlans } from './vouchers/product-rule.js';
 import { consoleDataRoutes } from './console/routes.js';
 import type { OverviewHistory } from './console/overview-history.js';
+import { authKeys } from './auth/auth-keys.js';
 
 /** Every route of spec 000 (vouchers, claims, surveys), the registries and keys behind it, and the ledger. */
 export interface ProductDeps {
@@ -83,7 +84,7 @@ export function productRoutes({
     keys,
     limits,
     idempotency: new IdempotencyStore(sql, ussd.pinKey),
-    signatures: new SupplierSignatures(suppliers, redis, (d) => redisKeys.seenSignature(d), clock),
+    signatures: new SupplierSignatures(suppliers, redis, (d) => authKeys.seenSignature(redisKeys, d), clock),
   };
   const products = new Registry(sql, productTable, 2_000, now);
   // Read on every redemption (its plan, rule 4): kept 2 s, like suppliers and products; a change

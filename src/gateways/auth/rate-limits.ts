@@ -5,6 +5,7 @@ import type { Keys } from '../../store/redis/keys.js';
 import { AppError, isStoreUnavailable } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
 import { perTick } from '../per-tick.js';
+import { authKeys } from './auth-keys.js';
 
 /**
  * GCRA (a token bucket kept as one timestamp per subject): each key holds the "theoretical
@@ -85,12 +86,12 @@ export class RateLimits {
 
   /** Counts one request of an API key; 429 RATE_LIMITED when it is over its allowance. */
   takeApiKey(keyId: string): Promise<void> {
-    return this.check('api-key', this.keys.rateLimit('key', keyId), this.o.apiKeyPerMinute, 'take');
+    return this.check('api-key', authKeys.rateLimit(this.keys, 'key', keyId), this.o.apiKeyPerMinute, 'take');
   }
 
   /** Counts one oracle request of a DID; 429 RATE_LIMITED when it is over its allowance. */
   takeDid(did: string): Promise<void> {
-    return this.check('did', this.keys.rateLimit('did', digest(did)), this.o.didPerMinute, 'take');
+    return this.check('did', authKeys.rateLimit(this.keys, 'did', digest(did)), this.o.didPerMinute, 'take');
   }
 
   /** 429 RATE_LIMITED while the address has used up its failed authentications. */
@@ -106,7 +107,7 @@ export class RateLimits {
   }
 
   private failureKey(address: string): string {
-    return this.keys.rateLimit('auth', digest(address || 'unknown'));
+    return authKeys.rateLimit(this.keys, 'auth', digest(address || 'unknown'));
   }
 
   private async check(subject: Subject, key: string, perMinute: number, mode: Mode): Promise<void> {

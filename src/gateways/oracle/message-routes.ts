@@ -21,6 +21,7 @@ import { abortBody, sendMessageBody } from './message-dto.js';
 import { turnStream, type TurnStreamDeps } from './turn-stream.js';
 import { ucanGuarded, type OracleAuth } from './oracle-auth.js';
 import { chatRef } from '../../actors/chat-session/messages.js';
+import { chatKeys } from './chat-keys.js';
 
 /** The JSON answer of a whole turn (no `stream`). */
 const turnAnswer = z.strictObject({
@@ -63,7 +64,7 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
       handler: ucanGuarded(auth, async (ctx, who) => {
         const { sessionId } = await jsonBody(ctx, abortBody);
         await owned(sessionId, who.did);
-        const requestId = await d.redis.get(d.keys.chatTurn(sessionId));
+        const requestId = await d.redis.get(chatKeys.turn(d.keys, sessionId));
         if (!requestId) return json(200, { success: false });
         await requestAbort(d.redis, d.keys, sessionId, requestId);
         return json(200, { success: true });
@@ -84,9 +85,9 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
       handler: ucanGuarded(auth, async (ctx, who) => {
         const { sessionId } = parseWith(sessionParams, ctx.params, 'path');
         await owned(sessionId, who.did);
-        const requestId = await d.redis.get(d.keys.chatTurn(sessionId));
+        const requestId = await d.redis.get(chatKeys.turn(d.keys, sessionId));
         if (!requestId) return { status: 204 };
-        const start = (await d.redis.get(d.keys.chatTurnStart(sessionId, requestId))) ?? '0';
+        const start = (await d.redis.get(chatKeys.turnStart(d.keys, sessionId, requestId))) ?? '0';
         // Resume after the client's last event, if it lies within this turn (an id from before
         // the turn or from the future would skip or stall the stream).
         const after = ctx.headers['last-event-id'];
@@ -171,7 +172,7 @@ export function messageRoutes(auth: OracleAuth | undefined, d: MessageDeps): Rou
           from,
         };
         try {
-          await d.redis.set(d.keys.chatTurnStart(sessionId, requestId), from, 'PX', TURN_MS);
+          await d.redis.set(chatKeys.turnStart(d.keys, sessionId, requestId), from, 'PX', TURN_MS);
         } catch (err) {
           // The turn never started: the session must not stay taken.
           await releaseTurn(d.redis, d.keys, sessionId, requestId).catch(() => undefined); // lapses with TURN_MS

@@ -3,6 +3,7 @@ import { sendPerNode, type KeyedCommand } from '../../store/redis/node-batch.js'
 import { isCluster, type RedisClient } from '../../store/redis/redis.js';
 import type { Keys } from '../../store/redis/keys.js';
 import { perTick } from '../per-tick.js';
+import { USSD_SHARDS, ussdKeys } from './ussd-keys.js';
 
 export interface LiveSession {
   sessionId: string;
@@ -72,10 +73,10 @@ export class LiveSessions {
 
   /** One script for the hops of every shard, on one Redis. */
   private async touchAll(hops: Hop[]): Promise<void> {
-    const shards = [...new Set(hops.map((h) => this.keys.ussdShardOf(h.s.sessionId)))];
-    const keys = shards.flatMap((shard) => [this.keys.ussdLive(shard), this.keys.ussdSummaries(shard)]);
+    const shards = [...new Set(hops.map((h) => ussdKeys.shardOf(h.s.sessionId)))];
+    const keys = shards.flatMap((shard) => [ussdKeys.live(this.keys, shard), ussdKeys.summaries(this.keys, shard)]);
     const args = hops.flatMap(({ s, ended }) => [
-      2 * shards.indexOf(this.keys.ussdShardOf(s.sessionId)) + 1,
+      2 * shards.indexOf(ussdKeys.shardOf(s.sessionId)) + 1,
       Date.parse(s.lastActivityAt),
       s.sessionId,
       ended ? '' : JSON.stringify(s),
@@ -91,9 +92,9 @@ export class LiveSessions {
    */
   private async touchOnNodes(cluster: Cluster, hops: Hop[]): Promise<void> {
     const commands = hops.flatMap(({ s, ended }): KeyedCommand[] => {
-      const shard = this.keys.ussdShardOf(s.sessionId);
-      const index = this.keys.ussdLive(shard);
-      const summaries = this.keys.ussdSummaries(shard);
+      const shard = ussdKeys.shardOf(s.sessionId);
+      const index = ussdKeys.live(this.keys, shard);
+      const summaries = ussdKeys.summaries(this.keys, shard);
       const at = Date.parse(s.lastActivityAt);
       if (ended)
         return [
@@ -117,7 +118,7 @@ export class LiveSessions {
   private async run<T>(shard: number, name: string, ...args: Array<string | number>): Promise<T> {
     const redis = this.redis;
     if (!isCluster(redis)) return (await redis.call(name, ...args)) as T;
-    const [answer] = sendPerNode(redis, [{ key: this.keys.ussdLive(shard), name, args }]);
+    const [answer] = sendPerNode(redis, [{ key: ussdKeys.live(this.keys, shard), name, args }]);
     return (await answer) as T;
   }
 
@@ -129,7 +130,7 @@ export class LiveSessions {
   /** The live sessions, newest first (at most `limit`), and how many there are in all. */
   async list(now: Date, limit = 1_000): Promise<{ sessions: LiveSession[]; count: number }> {
     const horizon = now.getTime() - this.idleMs;
-    const shards = Array.from({ length: this.keys.ussdShards }, (_, shard) => shard);
+    const shards = Array.from({ length: USSD_SHARDS }, (_, shard) => shard);
     const found = await Promise.all(shards.map((shard) => this.listShard(shard, horizon, limit)));
     // Each shard's newest `limit`, merged: the newest `limit` of all are among them.
     const newest = found
@@ -144,8 +145,8 @@ export class LiveSessions {
   async count(now: Date): Promise<number> {
     const horizon = now.getTime() - this.idleMs;
     const counts = await Promise.all(
-      Array.from({ length: this.keys.ussdShards }, (_, shard) =>
-        this.run<number>(shard, 'zcount', this.keys.ussdLive(shard), horizon, '+inf'),
+      Array.from({ length: USSD_SHARDS }, (_, shard) =>
+        this.run<number>(shard, 'zcount', ussdKeys.live(this.keys, shard), horizon, '+inf'),
       ),
     );
     return counts.reduce((a, b) => a + b, 0);
@@ -156,8 +157,8 @@ export class LiveSessions {
     horizon: number,
     limit: number,
   ): Promise<{ sessions: Array<{ session: LiveSession; at: number }>; count: number; unreadable: number }> {
-    const index = this.keys.ussdLive(shard);
-    const summaries = this.keys.ussdSummaries(shard);
+    const index = ussdKeys.live(this.keys, shard);
+    const summaries = ussdKeys.summaries(this.keys, shard);
     // Forget the expired ones first, so the set stays as small as the live traffic.
     const expired = await this.run<string[]>(
       shard,

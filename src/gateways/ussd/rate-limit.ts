@@ -5,6 +5,7 @@ import { isCluster, type RedisClient } from '../../store/redis/redis.js';
 import type { Keys } from '../../store/redis/keys.js';
 import { perTick } from '../per-tick.js';
 import { TtlCache } from '../../ttl-cache.js';
+import { ussdKeys } from './ussd-keys.js';
 
 /** Counts one request on each key (a key twice counts twice); returns each count after it. */
 const COUNT = `local counts = {}
@@ -49,7 +50,7 @@ export class PhoneRateLimit {
   /** True while the phone is within its allowance; counts this request. */
   async allow(phone: string, now: Date): Promise<boolean> {
     const digest = this.digestOf(phone);
-    const key = this.keys.ussdRate(digest, Math.floor(now.getTime() / 60_000));
+    const key = ussdKeys.rate(this.keys, digest, Math.floor(now.getTime() / 60_000));
     return (await this.count(key)) <= this.perMinute;
   }
 

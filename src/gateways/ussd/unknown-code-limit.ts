@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Keys } from '../../store/redis/keys.js';
 import type { RedisClient } from '../../store/redis/redis.js';
+import { ussdKeys } from './ussd-keys.js';
 
 /** Unknown voucher codes a supplier's phone may enter per UTC day before code entry stops. */
 const UNKNOWN_CODES_PER_DAY = 10;
@@ -35,6 +36,6 @@ export class UnknownCodeLimit {
 
   private keyOf(phone: string, now: Date): string {
     const digest = createHmac('sha256', this.secret).update(`hearth-ussd-codes:${phone}`).digest('hex').slice(0, 32);
-    return this.keys.ussdUnknownCodes(digest, Math.floor(now.getTime() / 86_400_000));
+    return ussdKeys.unknownCodes(this.keys, digest, Math.floor(now.getTime() / 86_400_000));
   }
 }

@@ -1,5 +1,7 @@
 /**
- * Every Redis key and stream name hearth uses, in one place (BullMQ's `QueueKeys` habit).
+ * The runtime's Redis keys and stream names, in one place (BullMQ's `QueueKeys` habit), and the one
+ * validated helper (`productKey`) that each product's own key builders use beside the product
+ * (`gateways/oracle/chat-keys.ts`, `gateways/ussd/ussd-keys.ts`, `gateways/auth/auth-keys.ts`).
  *
  * Names are plain and readable so an operator can read a mailbox with redis-cli (a loop of
  * `XREAD COUNT 1 BLOCK 0 STREAMS hearth:{voucher:p3} <last id>` tails it: docs/operations.md).
@@ -9,13 +11,6 @@
  * keys (`{chat:s<shard>}:<id>`); a shard of the live USSD index with its summaries (`{ussd:s3}`); the membership sets
  * (`{workers}`). On a single Redis the braces are only characters of the name.
  */
-import { fnv1a } from '../../actors/runtime/partitioning.js';
-
-/** Chat shards (see `chatShardOf`): fixed, since a session's keys must keep their names. */
-const CHAT_SHARDS = 16;
-
-/** Shards of the live USSD index: fixed, since a session's shard must not change while it lives. */
-const USSD_SHARDS = 16;
 
 const part = /^[a-z][a-z0-9-]{0,31}$/;
 const idPart = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -25,13 +20,33 @@ function checkType(type: string): string {
   return type;
 }
 
-function checkId(id: string): string {
+export function checkId(id: string): string {
   if (!idPart.test(id)) throw new Error(`invalid key part: ${JSON.stringify(id)}`);
   return id;
 }
 
-export interface Keys {
+/** Where a key builder takes the deployment's prefix from (a `Keys`, or any object with it). */
+export interface KeyPrefix {
   readonly prefix: string;
+}
+
+/**
+ * A product's key: `<prefix>:<product>:<part>:…`, or with a hash tag
+ * `<prefix>:{<product>:<tag>}:<part>:…`. The keys one script touches together share a tag, so a
+ * Redis Cluster keeps them in one slot. Every part is checked (letters, digits, `_ . : -`; 1-128).
+ */
+export function productKey(
+  at: KeyPrefix,
+  product: string,
+  parts: ReadonlyArray<string | number>,
+  tag?: string,
+): string {
+  const head =
+    tag === undefined ? `${at.prefix}:${checkType(product)}` : `${at.prefix}:{${checkType(product)}:${checkId(tag)}}`;
+  return [head, ...parts.map((p) => (typeof p === 'number' ? String(p) : checkId(p)))].join(':');
+}
+
+export interface Keys extends KeyPrefix {
   /** Mailbox stream of one partition: `hearth:{<type>:p<n>}`. */
   mailbox(type: string, partition: number): string;
   /** Lease of one partition: holds the owner's worker id, expires unless renewed. */
@@ -57,52 +72,6 @@ export interface Keys {
   legacy(type: string, partition: number): { mailbox: string; attempts: string; stranded: string };
   /** Reply stream of one gateway process. */
   replies(gatewayId: string): string;
-  /**
-   * The chat shard of a session (of 16, by the session id's FNV-1a): its keys' hash tag, so a
-   * gateway on a cluster reads all the sessions of one shard in one blocking read.
-   */
-  chatShardOf(sessionId: string): number;
-  /** Event stream of one chat session (tokens, tool calls, socket events). */
-  chatEvents(sessionId: string): string;
-  /** The request id of a chat session's turn in flight (absent: none). */
-  chatTurn(sessionId: string): string;
-  /** The session stream's last id before a turn began (a resumed stream replays from there). */
-  chatTurnStart(sessionId: string, requestId: string): string;
-  /**
-   * Sorted set of the clients reading a turn as it runs (an SSE stream, a request waiting for its
-   * JSON answer), scored by when each lapses unless renewed (ms): while one reads, a new message
-   * does not replace the turn.
-   */
-  chatTurnReaders(sessionId: string, requestId: string): string;
-  /** Marks a request id as used by a turn of the session (an id names one turn only). */
-  chatTurnIdUsed(sessionId: string, requestId: string): string;
-  /**
-   * Present while a turn waits for the client's answer to one call (browser tool, AG-UI
-   * action), by the SHA-256 of its toolCallId: only such an answer is relayed, and only once.
-   */
-  chatAwaited(sessionId: string, toolCallDigest: string): string;
-  /** Marks a supplier message signature as used (replay protection), by its SHA-256. */
-  seenSignature(digest: string): string;
-  /**
-   * The shard of the live USSD index that holds a session (`ussdShards` of them, by the session
-   * id's FNV-1a): every hop of every session writes the index, so no one key (nor one cluster
-   * node) takes them all.
-   */
-  ussdShardOf(sessionId: string): number;
-  readonly ussdShards: number;
-  /** Sorted set of one shard's live USSD sessions, scored by their last activity (ms). */
-  ussdLive(shard: number): string;
-  /** Hash of one shard's live USSD session summaries, by session id. */
-  ussdSummaries(shard: number): string;
-  /** Requests of one phone in one minute (rate limit); the phone is given as a digest. */
-  ussdRate(phoneDigest: string, minute: number): string;
-  /** Unknown voucher codes a supplier's phone entered on one UTC day (its digest, as ussdRate). */
-  ussdUnknownCodes(phoneDigest: string, day: number): string;
-  /**
-   * A request limit's state (GCRA: when its next request is due, ms), by kind (`key` an API key
-   * id, `did` and `auth` digests of a DID and of a client address).
-   */
-  rateLimit(kind: 'key' | 'did' | 'auth', id: string): string;
   /** Sorted set of live workers, scored by their last heartbeat (Redis time, ms). */
   readonly workers: string;
   /**
@@ -119,8 +88,6 @@ export interface Keys {
 export function createKeys(prefix: string): Keys {
   checkId(prefix);
   const slot = (type: string, partition: number) => `${prefix}:{${checkType(type)}:p${partition}}`;
-  const chatShardOf = (sessionId: string) => fnv1a(sessionId) % CHAT_SHARDS;
-  const chat = (sessionId: string) => `${prefix}:{chat:s${chatShardOf(sessionId)}}:${checkId(sessionId)}`;
   return {
     prefix,
     mailbox: (type, partition) => slot(type, partition),
@@ -135,21 +102,6 @@ export function createKeys(prefix: string): Keys {
       stranded: `${prefix}:stranded:${checkType(type)}:p${partition}`,
     }),
     replies: (gatewayId) => `${prefix}:reply:${checkId(gatewayId)}`,
-    chatShardOf,
-    chatEvents: (sessionId) => `${chat(sessionId)}:events`,
-    chatTurn: (sessionId) => `${chat(sessionId)}:turn`,
-    chatTurnStart: (sessionId, requestId) => `${chat(sessionId)}:turn-start:${checkId(requestId)}`,
-    chatTurnReaders: (sessionId, requestId) => `${chat(sessionId)}:turn-readers:${checkId(requestId)}`,
-    chatTurnIdUsed: (sessionId, requestId) => `${chat(sessionId)}:turn-id:${checkId(requestId)}`,
-    chatAwaited: (sessionId, digest) => `${chat(sessionId)}:awaited:${checkId(digest)}`,
-    seenSignature: (digest) => `${prefix}:sig:${checkId(digest)}`,
-    ussdShards: USSD_SHARDS,
-    ussdShardOf: (sessionId) => fnv1a(sessionId) % USSD_SHARDS,
-    ussdLive: (shard) => `${prefix}:{ussd:s${shard}}:live`,
-    ussdSummaries: (shard) => `${prefix}:{ussd:s${shard}}:sessions`,
-    ussdRate: (phoneDigest, minute) => `${prefix}:ussd:rate:${checkId(phoneDigest)}:${minute}`,
-    ussdUnknownCodes: (phoneDigest, day) => `${prefix}:ussd:unknown-codes:${checkId(phoneDigest)}:${day}`,
-    rateLimit: (kind, id) => `${prefix}:limit:${kind}:${checkId(id)}`,
     workers: `${prefix}:{workers}`,
     typeWorkers: (type) => `${prefix}:{workers}:${checkType(type)}:live`,
     meta: `${prefix}:meta`,

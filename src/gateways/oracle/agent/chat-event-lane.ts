@@ -3,6 +3,7 @@ import type { Keys } from '../../../store/redis/keys.js';
 import { Backoff, sleep } from '../../../actors/runtime/backoff.js';
 import { compareStreamIds } from '../../../actors/runtime/stream-id.js';
 import type { Logger } from '../../../log.js';
+import { chatKeys } from '../chat-keys.js';
 
 /** One event of a turn, as it sits in `hearth:{chat:s<shard>}:<sessionId>:events` (readable with redis-cli). */
 export interface ChatEvent {
@@ -58,7 +59,7 @@ export class ChatEventLane {
 
   /** Calls `listener` with each event of `sessionId` after `from`; returns the unsubscribe. */
   follow(sessionId: string, from: string, listener: Listener): () => void {
-    const stream = this.keys.chatEvents(sessionId);
+    const stream = chatKeys.events(this.keys, sessionId);
     const follower: Follower = { listener, last: from, fromRead: this.reads + 1 };
     let f = this.followers.get(stream);
     if (!f) {

@@ -2,6 +2,7 @@ import type { RedisClient } from '../../../store/redis/redis.js';
 import { ChatEventLane, type ChatEvent } from './chat-event-lane.js';
 import type { Keys } from '../../../store/redis/keys.js';
 import type { Logger } from '../../../log.js';
+import { chatKeys, chatShardOf } from '../chat-keys.js';
 
 export type { ChatEvent };
 
@@ -23,7 +24,7 @@ export async function emitChatEvent(
   event: string,
   data: Record<string, unknown>,
 ): Promise<void> {
-  const stream = keys.chatEvents(sessionId);
+  const stream = chatKeys.events(keys, sessionId);
   // Issued together, so they leave in one write (the connection pipelines a tick's commands).
   await Promise.all([
     redis.xadd(
@@ -62,7 +63,7 @@ export const isAbortOf = (e: ChatEvent, requestId: string): boolean =>
 
 /** The id after which a follower sees only what comes next. */
 export async function lastEventId(redis: RedisClient, keys: Keys, sessionId: string): Promise<string> {
-  const [last] = await redis.xrevrange(keys.chatEvents(sessionId), '+', '-', 'COUNT', 1);
+  const [last] = await redis.xrevrange(chatKeys.events(keys, sessionId), '+', '-', 'COUNT', 1);
   return last?.[0] ?? '0';
 }
 
@@ -87,7 +88,7 @@ export class ChatEventHub {
 
   /** Calls `listener` with each event of `sessionId` after `from`; returns the unsubscribe. */
   follow(sessionId: string, from: string, listener: (e: ChatEvent) => void): () => void {
-    const shard = this.perShard ? this.keys.chatShardOf(sessionId) : 0;
+    const shard = this.perShard ? chatShardOf(sessionId) : 0;
     let lane = this.lanes.get(shard);
     if (!lane) {
       lane = new ChatEventLane(this.connect(`chat-events:${shard}`), this.keys, this.log);

@@ -3,6 +3,7 @@ import type { RedisClient } from '../../../store/redis/redis.js';
 import type { Keys } from '../../../store/redis/keys.js';
 import type { ClientCall } from './agent.js';
 import { emitChatEvent, lastEventId, type ChatEventHub } from './chat-events.js';
+import { chatKeys } from '../chat-keys.js';
 
 /** How long the client may take to answer a browser tool or an AG-UI action (wire reference: 15 s). */
 const CLIENT_CALL_TIMEOUT_MS = 15_000;
@@ -27,7 +28,7 @@ export interface TurnOfCall {
 
 /** The key that says a turn waits for the answer to `toolCallId` (any text: it is hashed). */
 export function awaitedKey(keys: Keys, sessionId: string, toolCallId: string): string {
-  return keys.chatAwaited(sessionId, createHash('sha256').update(toolCallId).digest('hex').slice(0, 32));
+  return chatKeys.awaited(keys, sessionId, createHash('sha256').update(toolCallId).digest('hex').slice(0, 32));
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../../../store/redis/redis.js';
 import type { Keys } from '../../../store/redis/keys.js';
+import { chatKeys } from '../chat-keys.js';
 
 /**
  * How long a turn's mark holds its session without being renewed: a crashed gateway's mark
@@ -68,14 +69,14 @@ export async function takeTurn(
   readerId: string,
 ): Promise<Took> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const current = (await redis.get(keys.chatTurn(sessionId))) ?? '';
+    const current = (await redis.get(chatKeys.turn(keys, sessionId))) ?? '';
     const took = (await redis.eval(
       TAKE,
       4,
-      keys.chatTurn(sessionId),
-      keys.chatTurnIdUsed(sessionId, requestId),
-      keys.chatTurnReaders(sessionId, current || requestId),
-      keys.chatTurnReaders(sessionId, requestId),
+      chatKeys.turn(keys, sessionId),
+      chatKeys.turnIdUsed(keys, sessionId, requestId),
+      chatKeys.turnReaders(keys, sessionId, current || requestId),
+      chatKeys.turnReaders(keys, sessionId, requestId),
       requestId,
       TURN_MS,
       ID_USED_MS,
@@ -101,7 +102,7 @@ export function keepReading(
   readerId: string,
   signal?: AbortSignal,
 ): () => void {
-  const key = keys.chatTurnReaders(turn.sessionId, turn.requestId);
+  const key = chatKeys.turnReaders(keys, turn.sessionId, turn.requestId);
   // Scored on Redis's clock, as TAKE reads it: a gateway's own clock may be off.
   const renew = () =>
     redis.eval(READ, 1, key, readerId, READER_MS).catch(
@@ -127,7 +128,14 @@ export function keepReading(
 export function keepTurn(redis: RedisClient, keys: Keys, sessionId: string, requestId: string): () => void {
   const timer = setInterval(() => {
     redis
-      .eval(RENEW, 2, keys.chatTurn(sessionId), keys.chatTurnStart(sessionId, requestId), requestId, TURN_MS)
+      .eval(
+        RENEW,
+        2,
+        chatKeys.turn(keys, sessionId),
+        chatKeys.turnStart(keys, sessionId, requestId),
+        requestId,
+        TURN_MS,
+      )
       .catch(() => undefined); // a missed renewal is tried again a third of TURN_MS later, long before it lapses
   }, TURN_MS / 3);
   timer.unref();
@@ -137,7 +145,7 @@ export function keepTurn(redis: RedisClient, keys: Keys, sessionId: string, requ
 /** Frees the session, if this turn still holds it, and forgets where the turn began. */
 export async function releaseTurn(redis: RedisClient, keys: Keys, sessionId: string, requestId: string): Promise<void> {
   await Promise.all([
-    redis.eval(RELEASE, 1, keys.chatTurn(sessionId), requestId),
-    redis.del(keys.chatTurnStart(sessionId, requestId)),
+    redis.eval(RELEASE, 1, chatKeys.turn(keys, sessionId), requestId),
+    redis.del(chatKeys.turnStart(keys, sessionId, requestId)),
   ]);
 }

@@ -3,6 +3,7 @@ import { createRedis } from '../../../../src/store/redis/redis.js';
 import { ChatEventHub, emitChatEvent, type ChatEvent } from '../../../../src/gateways/oracle/agent/chat-events.js';
 import { keepReading, releaseTurn, takeTurn } from '../../../../src/gateways/oracle/agent/turn-mark.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
+import { chatKeys } from '../../../../src/gateways/oracle/chat-keys.js';
 
 /** Resolves once `seen` holds `n` events (or fails after 5 s). */
 async function until(seen: ChatEvent[], n: number): Promise<void> {
@@ -36,7 +37,7 @@ describe('chat event hub: each listener gets exactly the events after its own `f
 
   const emit = async (session: string, n: number) => {
     await emitChatEvent(env.redis, env.keys, session, 'req', 'message', { n });
-    const [last] = await env.redis.xrevrange(env.keys.chatEvents(session), '+', '-', 'COUNT', 1);
+    const [last] = await env.redis.xrevrange(chatKeys.events(env.keys, session), '+', '-', 'COUNT', 1);
     return last![0];
   };
   const numbers = (seen: ChatEvent[]) => seen.map((e) => e.data.n);
@@ -105,12 +106,12 @@ describe('turn marks: one turn per session, cleared only by the turn that holds 
     expect(await take('sess', 'turn-a')).toBe('ok');
     expect(await take('sess', 'turn-b')).toBe('busy'); // A's taker reads it
     // Turn A's mark lapses (a crashed gateway, a turn past its time) and B takes the session.
-    await env.redis.del(env.keys.chatTurn('sess'));
+    await env.redis.del(chatKeys.turn(env.keys, 'sess'));
     expect(await take('sess', 'turn-b')).toBe('ok');
     await releaseTurn(env.redis, env.keys, 'sess', 'turn-a'); // A finishes late
-    expect(await env.redis.get(env.keys.chatTurn('sess'))).toBe('turn-b');
+    expect(await env.redis.get(chatKeys.turn(env.keys, 'sess'))).toBe('turn-b');
     await releaseTurn(env.redis, env.keys, 'sess', 'turn-b');
-    expect(await env.redis.exists(env.keys.chatTurn('sess'))).toBe(0);
+    expect(await env.redis.exists(chatKeys.turn(env.keys, 'sess'))).toBe(0);
     // An id names one turn of a session: used again, it is refused (in another session it is fine).
     expect(await take('sess', 'turn-a')).toBe('reused');
     expect(await take('other', 'turn-a')).toBe('ok');
@@ -120,24 +121,24 @@ describe('turn marks: one turn per session, cleared only by the turn that holds 
     expect(await take('s2', 'first')).toBe('ok');
     const stop = keepReading(env.redis, env.keys, { sessionId: 's2', requestId: 'first' }, 'tab-2');
     // The taker's own mark goes; another tab still reads: busy.
-    await env.redis.zrem(env.keys.chatTurnReaders('s2', 'first'), 'r-first');
+    await env.redis.zrem(chatKeys.turnReaders(env.keys, 's2', 'first'), 'r-first');
     await eventually(
-      () => env.redis.zcard(env.keys.chatTurnReaders('s2', 'first')),
+      () => env.redis.zcard(chatKeys.turnReaders(env.keys, 's2', 'first')),
       (n) => n === 1,
     );
     expect(await take('s2', 'second')).toBe('busy');
     stop();
     await eventually(
-      () => env.redis.zcard(env.keys.chatTurnReaders('s2', 'first')),
+      () => env.redis.zcard(chatKeys.turnReaders(env.keys, 's2', 'first')),
       (n) => n === 0,
     );
     expect(await takeTurn(env.redis, env.keys, 's2', 'third', 'r-third')).toEqual({
       took: 'replaced',
       displaced: 'first',
     });
-    expect(await env.redis.get(env.keys.chatTurn('s2'))).toBe('third');
+    expect(await env.redis.get(chatKeys.turn(env.keys, 's2'))).toBe('third');
     // A reader whose gateway died lapses by its score, without a removal.
-    await env.redis.zadd(env.keys.chatTurnReaders('s2', 'third'), Date.now() - 1, 'r-third');
+    await env.redis.zadd(chatKeys.turnReaders(env.keys, 's2', 'third'), Date.now() - 1, 'r-third');
     expect((await takeTurn(env.redis, env.keys, 's2', 'fourth', 'r-4')).took).toBe('replaced');
   });
 });

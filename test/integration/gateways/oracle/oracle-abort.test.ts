@@ -5,6 +5,7 @@ import { runTurn } from '../../../../src/gateways/oracle/agent/turn-runner.js';
 import { ChatEventHub, requestAbort } from '../../../../src/gateways/oracle/agent/chat-events.js';
 import { connectRedis, createRedis, type RedisClient } from '../../../../src/store/redis/redis.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
+import { chatKeys } from '../../../../src/gateways/oracle/chat-keys.js';
 
 /** An agent that talks slowly: 200 tokens, 5 ms apart, stopping when told. */
 const slowAgent: Agent = {
@@ -53,7 +54,7 @@ describe('oracle: aborting a turn from another process', () => {
       oracleName: 'o',
       oracleDid: 'did:key:o',
     });
-    await redis.set(env.keys.chatTurn('sess-abort'), 'req-1');
+    await redis.set(chatKeys.turn(env.keys, 'sess-abort'), 'req-1');
     const turn = runTurn(
       {
         client: hearth.client!,
@@ -67,7 +68,7 @@ describe('oracle: aborting a turn from another process', () => {
       { sessionId: 'sess-abort', requestId: 'req-1', did, message: 'talk', from: '0' },
     );
     const tokens = async () =>
-      (await env.redis.xrange(env.keys.chatEvents('sess-abort'), '-', '+')).filter(
+      (await env.redis.xrange(chatKeys.events(env.keys, 'sess-abort'), '-', '+')).filter(
         (e) => e[1][1] === 'req-1' && e[1][3] === 'message',
       ).length;
     // The agent has said something before it is stopped.
@@ -79,11 +80,11 @@ describe('oracle: aborting a turn from another process', () => {
     const said = result.content.split(' ').filter(Boolean).length;
     expect(said).toBeGreaterThan(0);
     expect(said).toBeLessThan(200);
-    const events = (await env.redis.xrange(env.keys.chatEvents('sess-abort'), '-', '+'))
+    const events = (await env.redis.xrange(chatKeys.events(env.keys, 'sess-abort'), '-', '+'))
       .filter((e) => e[1][1] === 'req-1')
       .map((e) => e[1][3]);
     expect(events.at(-1)).toBe('done');
     expect(events.filter((e) => e === 'message')).toHaveLength(said);
-    expect(await env.redis.exists(env.keys.chatTurn('sess-abort'))).toBe(0); // the session is free again
+    expect(await env.redis.exists(chatKeys.turn(env.keys, 'sess-abort'))).toBe(0); // the session is free again
   });
 });

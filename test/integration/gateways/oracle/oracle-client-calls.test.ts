@@ -5,6 +5,7 @@ import { fakeModel, type FakeModel } from '../../../support/fake-model.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../../../support/processes.js';
 import { oracleIdentity, ucanUser } from '../../../support/ucan-tokens.js';
+import { chatKeys } from '../../../../src/gateways/oracle/chat-keys.js';
 
 type Frame = { event: string; data: Record<string, unknown> };
 
@@ -137,7 +138,7 @@ describe('client calls: browser tools and AG-UI actions answered over socket.io'
       'The client said {"text":"first"}',
     );
     socket.emit('tool_result', { toolCallId: 'never-asked', sessionId, result: 1 });
-    const stream = env.keys.chatEvents(sessionId);
+    const stream = chatKeys.events(env.keys, sessionId);
     await eventually(
       () => Promise.resolve(errors),
       (e) => e.length === 3,

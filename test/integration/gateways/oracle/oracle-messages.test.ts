@@ -4,6 +4,7 @@ import { startHearth, type Hearth } from '../../../../src/hearth.js';
 import { adminKey, api } from '../../../support/api.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import { oracleIdentity, ucanUser } from '../../../support/ucan-tokens.js';
+import { chatKeys } from '../../../../src/gateways/oracle/chat-keys.js';
 
 type User = Awaited<ReturnType<typeof ucanUser>>;
 
@@ -146,7 +147,7 @@ describe('oracle messages (spec 001): JSON and SSE, transcript, abort', () => {
     expect(names.filter((n) => n === 'message').length).toBeGreaterThan(5);
     expect(text).toMatch(/40 of 40 left\. There is no survey open for you right now\./);
     // The stream's events are in the session's Redis stream, for any gateway and redis-cli.
-    expect(await env.redis.xlen(env.keys.chatEvents(sessionId))).toBeGreaterThan(all.length);
+    expect(await env.redis.xlen(chatKeys.events(env.keys, sessionId))).toBeGreaterThan(all.length);
   });
 
   it("keeps other users out: another user's session is 404 for messages, transcript and abort", async () => {
@@ -171,10 +172,10 @@ describe('oracle messages (spec 001): JSON and SSE, transcript, abort', () => {
       ).json();
     expect(await abort()).toEqual({ success: false });
     // A turn in flight (as another gateway would mark it): the abort reaches it through Redis.
-    await env.redis.set(env.keys.chatTurn(sessionId), 'req-in-flight', 'PX', 5_000);
+    await env.redis.set(chatKeys.turn(env.keys, sessionId), 'req-in-flight', 'PX', 5_000);
     expect(await abort()).toEqual({ success: true });
     // The abort is an event on the session's stream, which the turn (on any process) follows.
-    const [last] = await env.redis.xrevrange(env.keys.chatEvents(sessionId), '+', '-', 'COUNT', 1);
+    const [last] = await env.redis.xrevrange(chatKeys.events(env.keys, sessionId), '+', '-', 'COUNT', 1);
     expect(last?.[1]).toEqual([
       'requestId',
       'abort:req-in-flight',
@@ -184,10 +185,10 @@ describe('oracle messages (spec 001): JSON and SSE, transcript, abort', () => {
       '{"requestId":"req-in-flight"}',
     ]);
     // One turn at a time while a client reads it (oracle-turn-replacement.test.ts has the rest).
-    await env.redis.zadd(env.keys.chatTurnReaders(sessionId, 'req-in-flight'), Date.now() + 5_000, 'tab');
+    await env.redis.zadd(chatKeys.turnReaders(env.keys, sessionId, 'req-in-flight'), Date.now() + 5_000, 'tab');
     const busy = await send(alice, { message: 'hello' });
     expect(busy.status).toBe(409);
-    await env.redis.del(env.keys.chatTurn(sessionId));
+    await env.redis.del(chatKeys.turn(env.keys, sessionId));
   });
 
   it('runs a streamed turn to its end even when the client is gone before the first byte', async () => {

@@ -4,6 +4,7 @@ import { fakeModel, slowWords, type FakeModel } from '../../../support/fake-mode
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import { spawnHearth, type HearthProcess } from '../../../support/processes.js';
 import { oracleIdentity, ucanUser } from '../../../support/ucan-tokens.js';
+import { chatKeys } from '../../../../src/gateways/oracle/chat-keys.js';
 
 type Frame = { event: string; data: Record<string, unknown>; id?: string };
 type User = Awaited<ReturnType<typeof ucanUser>>;
@@ -72,7 +73,7 @@ describe('a turn streamed by one gateway process, followed and aborted from anot
   async function eventsInRedis(requestId: string, n: number): Promise<Array<[string, string[]]>> {
     const mine = await eventually(
       async () =>
-        (await env.redis.xrange(env.keys.chatEvents(sessionId), '-', '+')).filter(([, f]) => f[1] === requestId),
+        (await env.redis.xrange(chatKeys.events(env.keys, sessionId), '-', '+')).filter(([, f]) => f[1] === requestId),
       (events) => events.length >= n,
       10_000,
       20,

@@ -6,6 +6,7 @@ import { eventually, isolated, type Isolated } from '../../../support/isolated.j
 import { spawnHearth, type HearthProcess } from '../../../support/processes.js';
 import { oracleIdentity, ucanUser } from '../../../support/ucan-tokens.js';
 import { awaitedKey } from '../../../../src/gateways/oracle/agent/client-calls.js';
+import { chatKeys } from '../../../../src/gateways/oracle/chat-keys.js';
 
 type User = Awaited<ReturnType<typeof ucanUser>>;
 
@@ -256,7 +257,7 @@ describe('socket.io gateway (spec 001 events) on the uWebSockets.js app', () => 
     const relayed = (entries: Array<[string, string[]]>) =>
       entries.some(([, f]) => f.includes('tool_result') && f.includes('tc-1'));
     const entries = await eventually(
-      () => env.redis.xrange(env.keys.chatEvents(sessionId), '-', '+'),
+      () => env.redis.xrange(chatKeys.events(env.keys, sessionId), '-', '+'),
       relayed,
       5_000,
       20,

@@ -5,6 +5,7 @@ import { adminKey, api, type Api } from '../../../support/api.js';
 import { movableClock } from '../../../support/clock.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import { ussdClient } from '../../../support/ussd-client.js';
+import { ussdKeys } from '../../../../src/gateways/ussd/ussd-keys.js';
 
 const LIMITED = /^END Too many requests from your phone/;
 
@@ -58,7 +59,7 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     expect(await ussd.session(sid(), '+260970000502').start()).toMatch(/^CON Welcome to hearth/);
     // The counters' keys name no phone: not its digits, nor a plain hash one could enumerate.
     const minute = Math.floor(clock().getTime() / 60_000);
-    const keys = await env.keysMatching(env.keys.ussdRate('PHONE', minute).replace(':PHONE:', ':*:'));
+    const keys = await env.keysMatching(ussdKeys.rate(env.keys, 'PHONE', minute).replace(':PHONE:', ':*:'));
     expect(keys.length).toBeGreaterThanOrEqual(2);
     const plain = createHash('sha256').update(phone).digest('hex').slice(0, 32);
     for (const key of keys) {
@@ -100,7 +101,7 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     const phone = ussd.session(id, '+260970000521');
     await phone.start();
     await recorded(id);
-    await env.redis.hset(env.keys.ussdSummaries(env.keys.ussdShardOf(id)), id, '{not json');
+    await env.redis.hset(ussdKeys.summaries(env.keys, ussdKeys.shardOf(id)), id, '{not json');
     expect(await phone.send('*')).toBe('END Thank you for using hearth. Goodbye.');
     expect((await live()).some((x) => x.sessionId === id)).toBe(false);
   });
@@ -111,7 +112,7 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     await ussd.session(good, '+260970000531').start();
     await ussd.session(bad, '+260970000532').start();
     await recorded(bad);
-    await env.redis.hset(env.keys.ussdSummaries(env.keys.ussdShardOf(bad)), bad, '{not json');
+    await env.redis.hset(ussdKeys.summaries(env.keys, ussdKeys.shardOf(bad)), bad, '{not json');
     const r = await a.call('GET', '/api/ussd/sessions', { key: adminKey });
     expect(r.status).toBe(200);
     const ids = (r.body.sessions as Array<{ sessionId: string }>).map((x) => x.sessionId);
@@ -124,17 +125,17 @@ describe('USSD: the per-phone rate limit and the live-session list under concurr
     const id = sid();
     await ussd.session(id, '+260970000541').start();
     await recorded(id);
-    const shard = env.keys.ussdShardOf(id);
+    const shard = ussdKeys.shardOf(id);
     clock.advance(181_000);
     expect((await live()).some((x) => x.sessionId === id)).toBe(false);
-    expect(await env.redis.zscore(env.keys.ussdLive(shard), id)).toBeNull();
-    expect(await env.redis.hget(env.keys.ussdSummaries(shard), id)).toBeNull();
+    expect(await env.redis.zscore(ussdKeys.live(env.keys, shard), id)).toBeNull();
+    expect(await env.redis.hget(ussdKeys.summaries(env.keys, shard), id)).toBeNull();
   });
 
   it('lists sessions of every shard together, newest first, and counts them all', async () => {
     const ids = [sid(), sid(), sid(), sid(), sid(), sid()];
     // Sessions spread over the index's shards (by id): the list merges them by last activity.
-    expect(new Set(ids.map((id) => env.keys.ussdShardOf(id))).size).toBeGreaterThan(1);
+    expect(new Set(ids.map((id) => ussdKeys.shardOf(id))).size).toBeGreaterThan(1);
     for (const [i, id] of ids.entries()) {
       clock.advance(1_000);
       await ussd.session(id, `+26097000060${i}`).start();

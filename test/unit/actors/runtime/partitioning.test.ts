@@ -3,6 +3,8 @@ import { ownerOf, partitionsFor } from '../../../../src/actors/runtime/assignmen
 import { createKeys } from '../../../../src/store/redis/keys.js';
 import { fnv1a, partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import { compareStreamIds, isStreamId } from '../../../../src/actors/runtime/stream-id.js';
+import { chatKeys, chatShardOf } from '../../../../src/gateways/oracle/chat-keys.js';
+import { ussdKeys } from '../../../../src/gateways/ussd/ussd-keys.js';
 
 describe('stream ids', () => {
   it('compare numerically, not as strings', () => {
@@ -42,9 +44,9 @@ describe('keys', () => {
     expect(keys.mailbox('voucher', 3)).toBe('hearth:{voucher:p3}');
     expect(keys.replies('gw-1')).toBe('hearth:reply:gw-1');
     // A session's keys carry its chat shard (FNV-1a of the id, of 16) as their hash tag.
-    expect(keys.chatShardOf('s1')).toBe(fnv1a('s1') % 16);
-    expect(keys.chatEvents('s1')).toBe(`hearth:{chat:s${keys.chatShardOf('s1')}}:s1:events`);
-    expect(keys.ussdLive(5)).toBe('hearth:{ussd:s5}:live');
+    expect(chatShardOf('s1')).toBe(fnv1a('s1') % 16);
+    expect(chatKeys.events(keys, 's1')).toBe(`hearth:{chat:s${chatShardOf('s1')}}:s1:events`);
+    expect(ussdKeys.live(keys, 5)).toBe('hearth:{ussd:s5}:live');
   });
   it('puts the keys a script or a transaction touches together under one hash tag (one cluster slot)', () => {
     // Redis Cluster hashes only the part between the first `{` and the next `}`.
@@ -58,21 +60,21 @@ describe('keys', () => {
         keys.deadLetter('voucher', 3),
       ],
       [
-        keys.chatEvents('s1'),
-        keys.chatTurn('s1'),
-        keys.chatTurnStart('s1', 'r1'),
-        keys.chatTurnReaders('s1', 'r1'),
-        keys.chatTurnIdUsed('s1', 'r1'),
-        keys.chatAwaited('s1', 'd'),
+        chatKeys.events(keys, 's1'),
+        chatKeys.turn(keys, 's1'),
+        chatKeys.turnStart(keys, 's1', 'r1'),
+        chatKeys.turnReaders(keys, 's1', 'r1'),
+        chatKeys.turnIdUsed(keys, 's1', 'r1'),
+        chatKeys.awaited(keys, 's1', 'd'),
       ],
-      [keys.ussdLive(3), keys.ussdSummaries(3)],
+      [ussdKeys.live(keys, 3), ussdKeys.summaries(keys, 3)],
       [keys.workers, keys.typeWorkers('voucher'), keys.typeWorkers('ussd')],
     ];
     for (const group of together) {
       expect(group.map(tag).every((t) => t !== undefined && t === tag(group[0]!))).toBe(true);
     }
     expect(tag(keys.mailbox('voucher', 3))).not.toBe(tag(keys.mailbox('voucher', 4)));
-    expect(tag(keys.ussdLive(3))).not.toBe(tag(keys.ussdLive(4)));
+    expect(tag(ussdKeys.live(keys, 3))).not.toBe(tag(ussdKeys.live(keys, 4)));
   });
   it('refuses key parts that could break a key name', () => {
     expect(() => keys.mailbox('Voucher Type', 1)).toThrow(/invalid actor type/);
