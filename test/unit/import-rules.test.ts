@@ -69,6 +69,36 @@ describe('the folder rule (docs/architecture.md)', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('lets a product reach another product only through its service.ts', () => {
+    // The shared edge (http, auth, docs) is no product: every product may use it.
+    const productFolders = [
+      'vouchers',
+      'claims',
+      'surveys',
+      'registries',
+      'ledger',
+      'ussd',
+      'conversions',
+      'oracle',
+      'console',
+      'operators',
+    ];
+    const productOf = (path: string) => /^src\/gateways\/([a-z-]+)\//.exec(path)?.[1];
+    const wrong = importsUnder('src/gateways').filter(({ file, target }) => {
+      const from = productOf(file);
+      const to = productOf(target);
+      return (
+        // products.ts composes every product's routes: the one file above them all.
+        from !== undefined &&
+        to !== undefined &&
+        productFolders.includes(to) &&
+        to !== from &&
+        target !== `src/gateways/${to}/service.js`
+      );
+    });
+    expect(wrong).toEqual([]);
+  });
+
   it('keeps the common floor free of every other folder of src', () => {
     const wrong = importsUnder('src/common').filter(
       ({ target }) => target.startsWith('src/') && !target.startsWith('src/common/'),

@@ -6,8 +6,8 @@ import { jsonBody } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { guarded, type Guards } from './guard.js';
-import type { OperatorActions } from '../operators/operator-actions.js';
-import { did } from '../registries/schemas.js';
+import type { OperatorActions } from '../operators/service.js';
+import { did } from '../http/fields.js';
 import type { Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
 

@@ -8,7 +8,7 @@ import { guarded, type Guards } from '../auth/guard.js';
 import { parseWith, queryObject } from '../http/context.js';
 import { SSE_HEADERS, sseFrame } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
-import { redactedBody } from '../operators/redact.js';
+import { redactedBody } from '../operators/service.js';
 
 /** Tails one gateway holds at once: each holds a Redis connection of its own. */
 const MAX_TAILS = 8;

@@ -1,5 +1,5 @@
 import type { Metrics } from '../../metrics.js';
-import type { LiveSession, LiveSessions } from '../ussd/live-sessions.js';
+import type { LiveSession, LiveSessions } from '../ussd/service.js';
 
 /** A phone number an operator may see: the country code and the last two digits. */
 export function maskPhone(phone: string): string {

@@ -4,7 +4,7 @@ import { AppError } from '../../errors/index.js';
 import { guarded, type Guards } from '../auth/guard.js';
 import { SSE_HEADERS, sseFrame } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
-import type { OperatorActions } from '../operators/operator-actions.js';
+import type { OperatorActions } from '../operators/service.js';
 
 /**
  * `GET /v1/operator/ledger/verify` (admin): runs the check `npm run ledger:verify` runs

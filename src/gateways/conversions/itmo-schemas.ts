@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { amount } from '../registries/schemas.js';
+import { amount } from '../http/fields.js';
 import { entryProofSchema } from '../../ledger/ledger-reads.js';
 
 export const itmoClaimBody = z.object({ amount }).strict();

@@ -5,7 +5,7 @@ import { AppError } from '../../errors/index.js';
 import { guarded, type Guards } from '../auth/guard.js';
 import type { Role } from '../auth/principal.js';
 import { accountOf, stepIdOf } from './caller.js';
-import { convert, quote } from './convert.js';
+import { convert, quote } from './service.js';
 import { askErrors } from '../http/ask-errors.js';
 import { jsonBody, parseWith, queryObject, type HttpContext } from '../http/context.js';
 import { pageOf, pageQuery } from '../http/pagination.js';

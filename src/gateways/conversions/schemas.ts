@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { amount } from '../registries/schemas.js';
+import { amount } from '../http/fields.js';
 import { asset } from '../../common/money-fields.js';
 import { exchangeMicro, payoutFiat } from './order-amounts.js';
 

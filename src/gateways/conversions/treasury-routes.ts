@@ -13,7 +13,7 @@ import { jsonBody } from '../http/context.js';
 import { requestIdOf } from '../http/operation-id.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
-import { amount, resourceId } from '../registries/schemas.js';
+import { amount, resourceId } from '../http/fields.js';
 import { accountOf, inDecimals, stepIdOf } from './caller.js';
 import { accountViewSchema } from './schemas.js';
 import { accountView, micro } from './conversion-view.js';

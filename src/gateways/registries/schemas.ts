@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { amount, did, resourceId } from '../http/fields.js';
 import { ed25519FromDidKey } from '../auth/did-key.js';
 import type { Certificate, Household, Product, Supplier } from '../../store/registries/records.js';
 
-export const did = z.string().regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]{1,256}$/, 'must be a DID such as did:key:z6Mk…');
-export const resourceId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 letters, digits, . _ : -');
 const phone = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be in international format, e.g. +260971234567');
 const base64url32 = z
   .string()
@@ -59,13 +58,6 @@ const monitoringPlan = z
     claimWindowDays: z.number().int().min(1).max(3650),
   })
   .strict();
-
-/** Decimal amounts: positive, finite, at most 6 decimal places (stored exactly as micro-units). */
-export const amount = z
-  .number()
-  .positive()
-  .max(1e9)
-  .refine((n) => Math.round(n * 1e6) / 1e6 === n, 'has more than 6 decimal places');
 
 export const certificateCreate = z
   .object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SurveyState } from '../../actors/survey/index.js';
 import { surveyTemplateSchema, surveyTypes } from '../../actors/survey/template.js';
-import { did } from '../registries/schemas.js';
+import { did } from '../http/fields.js';
 
 export const surveyCreate = z
   .object({

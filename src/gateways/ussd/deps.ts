@@ -7,8 +7,8 @@ import type { Metrics } from '../../metrics.js';
 import type { Sql } from '../../store/db.js';
 import type { Product, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
-import type { VoucherReads } from '../vouchers/voucher-reads.js';
-import { SurveyReads } from '../surveys/survey-reads.js';
+import type { VoucherCodes, VoucherPlans, VoucherReads } from '../vouchers/service.js';
+import { SurveyReads } from '../surveys/service.js';
 import { LiveSessions } from './live-sessions.js';
 import { PhoneDirectory } from './phone-directory.js';
 import { sealText } from '../../actors/ussd-session/index.js';
@@ -19,8 +19,6 @@ import { PhoneLanguage } from './phone-language.js';
 import { PhoneRateLimit } from './rate-limit.js';
 import type { HopDeps } from './hop.js';
 import type { SessionEventDeps } from './session-events.js';
-import type { VoucherPlans } from '../vouchers/product-rule.js';
-import type { VoucherCodes } from '../vouchers/voucher-codes.js';
 import { UnknownCodeLimit } from './unknown-code-limit.js';
 
 export interface UssdOptions {

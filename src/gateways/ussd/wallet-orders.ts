@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Intent, IntentResult } from '../../actors/ussd-session/index.js';
 import { CARBON } from '../../common/movement.js';
 import { AppError } from '../../errors/index.js';
-import { convert, poolId, quote, type ConvertDeps } from '../conversions/convert.js';
-import { decimal, micro } from '../conversions/conversion-view.js';
+import { convert, type ConvertDeps, decimal, micro, poolId, quote } from '../conversions/service.js';
 import type { PhoneOwner } from './phone-directory.js';
 import type { PinStore } from './pin-store.js';
 

@@ -6,22 +6,24 @@ import { voucherView } from '../../actors/voucher/representation.js';
 import { AppError } from '../../errors/index.js';
 import type { Product, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
-import type { VoucherReads } from '../vouchers/voucher-reads.js';
+import {
+  approvedProducts,
+  checkRedeemer,
+  redeem as redeemVoucher,
+  type VoucherCodes,
+  type VoucherPlans,
+  type VoucherReads,
+} from '../vouchers/service.js';
 import type { PhoneOwner } from './phone-directory.js';
 import type { PinStore } from './pin-store.js';
 import type { PhoneLanguage } from './phone-language.js';
 import { catalogs } from '../../actors/ussd-session/catalog/index.js';
-import { openSurveyFor } from './open-survey.js';
+import { openSurveyFor, type SurveyReads } from '../surveys/service.js';
 import { checkAnswers } from '../../actors/survey/template.js';
 import { responseIdFor } from '../../actors/survey-response/response-id.js';
 import type { Sql } from '../../store/db.js';
-import { approvedProducts } from '../vouchers/product-reads.js';
-import type { VoucherPlans } from '../vouchers/product-rule.js';
-import type { SurveyReads } from '../surveys/survey-reads.js';
-import { checkRedeemer, redeem as redeemVoucher } from '../vouchers/redeem.js';
 import { surveyResponseRef } from '../../actors/survey-response/index.js';
 import { isVoucherCode } from '../../common/voucher-code.js';
-import type { VoucherCodes } from '../vouchers/voucher-codes.js';
 import type { UnknownCodeLimit } from './unknown-code-limit.js';
 import { carryOutWallet, type WalletDeps } from './wallet-orders.js';
 

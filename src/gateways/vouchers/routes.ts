@@ -4,7 +4,6 @@ import { toMicro } from '../../actors/voucher/money.js';
 import {
   redemptionView,
   redemptionViewSchema,
-  voucherIdFor,
   voucherView,
   voucherViewSchema,
 } from '../../actors/voucher/representation.js';
@@ -22,7 +21,7 @@ import { askErrors } from '../http/ask-errors.js';
 import { requestIdOf } from '../http/operation-id.js';
 import { checkDates, issueBody, redeemBody, revokeBody, voucherListQuery } from './schemas.js';
 import type { VoucherPlans } from './product-rule.js';
-import { checkRedeemer, redeem } from './redeem.js';
+import { checkRedeemer, issueVoucher, redeem } from './service.js';
 import { voucherRef } from '../../actors/voucher/messages.js';
 import { isVoucherCode } from '../../common/voucher-code.js';
 import type { VoucherCodes } from './voucher-codes.js';
@@ -89,28 +88,12 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
       handler: guarded(g, ['implementer', 'admin'], async (ctx, who) => {
         const body = await jsonBody(ctx, issueBody);
         checkDates(body.attributes);
-        // The three issuance rules, in the spec's order.
-        const certificate = await d.certificates.get(body.emissionCertificateId);
-        if (!certificate) throw new AppError('CERTIFICATE_NOT_FOUND', `no certificate ${body.emissionCertificateId}`);
-        if (certificate.status !== 'verified') {
-          throw new AppError('CERTIFICATE_NOT_VERIFIED', `certificate ${certificate.id} is ${certificate.status}`);
-        }
-        if (!(await d.households.get(body.recipientDid))) {
-          throw new AppError('HOUSEHOLD_NOT_REGISTERED', `${body.recipientDid} is not a registered household`);
-        }
-        if (toMicro(body.value) !== toMicro(certificate.verifiedReduction)) {
-          throw new AppError('VALUE_MISMATCH', 'value must equal the verified reduction of the certificate', {
-            value: body.value,
-            verifiedReduction: certificate.verifiedReduction,
-          });
-        }
-        const voucher = await d.client.ask(voucherRef, voucherIdFor(certificate.id), {
-          kind: 'issue',
-          requestId: requestIdOf(ctx, who),
+        const voucher = await issueVoucher(d, {
           recipientDid: body.recipientDid,
-          emissionCertificateId: certificate.id,
-          value: toMicro(body.value),
+          emissionCertificateId: body.emissionCertificateId,
+          value: body.value,
           attributes: body.attributes,
+          requestId: requestIdOf(ctx, who),
         });
         return json(201, voucherView(voucher, d.clock(), await d.codes.codeFor(voucher.id)));
       }),

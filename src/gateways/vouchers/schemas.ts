@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../errors/index.js';
-import { amount, did, resourceId } from '../registries/schemas.js';
+import { amount, did, resourceId } from '../http/fields.js';
 
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD');
 

@@ -20,7 +20,7 @@ function checkType(type: string): string {
   return type;
 }
 
-export function checkId(id: string): string {
+function checkId(id: string): string {
   if (!idPart.test(id)) throw new Error(`invalid key part: ${JSON.stringify(id)}`);
   return id;
 }

@@ -5,6 +5,13 @@ import { AppError } from '../../errors/index.js';
 import type { ConversionReads, PoolRow } from './conversion-reads.js';
 import { readUntil } from './wait.js';
 
+/**
+ * The token conversion flow's service: what its HTTP routes and the USSD wallet call (convert,
+ * quote, a pool's id, and the decimal forms of micro-units re-exported below). Another product
+ * imports conversions through this file only (test/unit/import-rules.test.ts).
+ */
+export { decimal, micro } from './conversion-view.js';
+
 export interface ConvertDeps {
   client: ActorClient;
   reads: ConversionReads;
