@@ -27,7 +27,8 @@ const config: KnipConfig = {
   // Redis's server, from the machine (Debian's redis-server package), not from npm: the
   // cluster suites start real nodes with them (test/support/redis-cluster.ts).
   // promtool, from Debian's prometheus package (.ci/run installs it), checks deploy/'s alert rules.
-  ignoreBinaries: ['redis-server', 'promtool'],
+  // runuser starts pg_autoctl as the postgres user (test/support/pg-auto-failover.ts).
+  ignoreBinaries: ['redis-server', 'promtool', 'runuser'],
 };
 
 export default config;

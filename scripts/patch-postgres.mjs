@@ -13,6 +13,19 @@
 // again on the connection's next start (the queries waiting on the connection fail on their own).
 // Seen in CI in the test that blackholes PostgreSQL.
 //
+// A third guard, for several hosts in DATABASE_URL: with `target_session_attrs=read-write` the
+// driver (3.4.x, `tryNext`) takes a connection as read-write whenever `default_transaction_read_only`
+// is off, which a hot standby also reports, so a reconnection could land on a standby (a demoted
+// primary restarted as one) and every write then failed. libpq's rule is the one applied: read-write
+// means neither read-only by default nor in hot standby (`in_hot_standby`, reported by
+// PostgreSQL 14 and later at connection start), and read-only means either.
+//
+// A fourth: a connection whose statement failed with SQLSTATE 25006 (read_only_sql_transaction)
+// reached a server that is not the primary (any more): the guard closes it once the statement
+// has been answered, so the pool's next connection goes through the host list again instead of
+// failing every write on the same standby. The failed statement's caller is told as before (hearth
+// answers 503: src/errors/store-unavailable.ts).
+//
 // Idempotent; it fails the install loudly if the driver's code no longer looks as expected, so a
 // new release is looked at rather than silently left unguarded.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,6 +54,28 @@ const patches = [
 `,
     guarded: `        // hearth: array-types guard (see hearth's scripts/patch-postgres.mjs)
         return fetchArrayTypes().catch(() => { needsTypes = true })
+`,
+  },
+  {
+    mark: 'hearth: hot-standby guard',
+    original: `      (x === 'read-write' && xs.default_transaction_read_only === 'on') ||
+      (x === 'read-only' && xs.default_transaction_read_only === 'off') ||`,
+    guarded: `      // hearth: hot-standby guard (see hearth's scripts/patch-postgres.mjs)
+      (x === 'read-write' && (xs.default_transaction_read_only === 'on' || xs.in_hot_standby === 'on')) ||
+      (x === 'read-only' && xs.default_transaction_read_only === 'off' && xs.in_hot_standby !== 'on') ||`,
+  },
+  {
+    mark: 'hearth: read-only guard',
+    original: `    query = results = errorResponse = null
+    result = new Result()
+    connectTimer.cancel()
+`,
+    guarded: `    // hearth: read-only guard (see hearth's scripts/patch-postgres.mjs)
+    const readOnlyServer = !initial && errorResponse && errorResponse.code === '25006'
+    query = results = errorResponse = null
+    result = new Result()
+    connectTimer.cancel()
+    if (readOnlyServer) return terminate()
 `,
   },
 ];

@@ -28,7 +28,7 @@ import { metricsRoute } from './gateways/http/routes/metrics.js';
 import type { Logger } from './log.js';
 import { createMetrics } from './metrics.js';
 import { version } from './version.js';
-import { assertDatabaseReachable, createSql } from './store/db.js';
+import { assertDatabaseReachable, createSql, sessionTarget } from './store/db.js';
 import { DatabaseWatch } from './store/database-watch.js';
 import { migrate } from './store/migrate.js';
 import { createPgSnapshotStore } from './store/snapshot-store.js';
@@ -214,6 +214,10 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       redis,
       sql,
       database,
+      // Which of DATABASE_URL's hosts is the primary, when it lists several (pg_auto_failover).
+      ...(sessionTarget(config.DATABASE_URL).target_session_attrs
+        ? { primary: () => database.primary()?.position }
+        : {}),
       log,
       details: { ledger: async () => ({ backend: config.LEDGER_BACKEND, ...(await ledgerReads.status()) }) },
     });

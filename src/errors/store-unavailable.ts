@@ -3,8 +3,10 @@
  * caller is then told 503 UNAVAILABLE and to retry, not 500. Recognised:
  * - socket errors (refused, reset, timed out, host unknown);
  * - postgres.js connection codes (`CONNECTION_CLOSED`, `CONNECT_TIMEOUT`, …) and PostgreSQL's
- *   SQLSTATE class 08 (connection exception), 57P01-57P03 (shutting down, cannot connect now)
- *   and 53300 (too many connections);
+ *   SQLSTATE class 08 (connection exception), 57P01-57P03 (shutting down, cannot connect now),
+ *   53300 (too many connections) and 25006 (a read-only transaction: the connection reached a
+ *   standby, or a primary being demoted, during a failover; the driver drops that connection,
+ *   scripts/patch-postgres.mjs, and the retry finds the new primary);
  * - ioredis giving up on a command (`MaxRetriesPerRequestError`, a closed or unwritable
  *   connection), and a Redis Cluster that is not ready, has lost a slot's master (CLUSTERDOWN,
  *   until a replica takes over) or is moving a slot (TRYAGAIN); and MOVED or ASK reaching the
@@ -16,7 +18,7 @@ export function isStoreUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (socketCodes.has(code) || code.startsWith('CONNECTION_') || code === 'CONNECT_TIMEOUT') return true;
-    if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300') return true;
+    if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300' || code === '25006') return true;
   }
   if (err.name === 'MaxRetriesPerRequestError') return true;
   return redirection.test(err.message) || redisGone.some((text) => err.message.includes(text));

@@ -23,9 +23,23 @@ function reconnectDelaySeconds(failures: number): number {
   return Math.min(0.025 * 2 ** failures, 0.2) * (0.5 + Math.random() / 2);
 }
 
+/**
+ * With several hosts in the URL (`postgres://h1:5432,h2:5432/hearth`, a pg_auto_failover pair),
+ * every connection must reach the primary, whichever host is listed first: hearth asks for
+ * `target_session_attrs=read-write` unless the URL says otherwise. The driver then checks each
+ * connection it opens (with scripts/patch-postgres.mjs: not a hot standby either) and tries the
+ * next host. One host: nothing to choose between, so nothing is asked.
+ */
+export function sessionTarget(url: string): { target_session_attrs?: 'read-write' } {
+  const hosts = /^postgres(?:ql)?:\/\/(?:[^@/?]*@)?([^/?]*)/.exec(url)?.[1] ?? '';
+  const several = hosts.includes(',');
+  return several && !/[?&]target_session_attrs=/.test(url) ? { target_session_attrs: 'read-write' } : {};
+}
+
 /** A pool whose connections all use hearth's schema, so tests can isolate by schema. */
 export function createSql({ url, schema, max = 10, settings = {} }: DbOptions): Sql {
   return postgres(url, {
+    ...sessionTarget(url),
     max,
     backoff: reconnectDelaySeconds,
     connect_timeout: 5,

@@ -23,6 +23,15 @@ const PURPOSE = 'idempotent-reply';
  * once, such as a new API key, which must not sit in clear in the database or its backups.
  */
 export class IdempotencyStore {
+  /**
+   * Claims of failed requests whose release failed too (PostgreSQL went away with the request, as
+   * in a failover), by owner and key: released as soon as PostgreSQL takes writes again, and at
+   * once when a retry of one reaches this process, so the retry is answered rather than told
+   * 409 until the claim's two minutes lapse.
+   */
+  private readonly unreleased = new Map<string, { owner: string; key: string }>();
+  private releasing: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly sql: Sql,
     /** PIN_ENCRYPTION_KEY: the deployment secret the kept answers are sealed under. */
@@ -69,6 +78,11 @@ export class IdempotencyStore {
     >`
       SELECT request_hash, status, body, created_at < now() - interval '2 minutes' AS stale
       FROM idempotency_keys WHERE owner = ${owner} AND key = ${key}`;
+    // This process failed to release the claim of a request that failed: release it now.
+    if (row && row.status === null && this.unreleased.has(claimId(owner, key))) {
+      await this.release(owner, key);
+      return again();
+    }
     // A first request whose process died never finished: after two minutes its claim lapses.
     if (row && row.status === null && row.stale) {
       await this.sql`DELETE FROM idempotency_keys WHERE owner = ${owner} AND key = ${key} AND status IS NULL`;
@@ -108,8 +122,32 @@ export class IdempotencyStore {
     return text;
   }
 
+  /** Releases the claim of a request that failed, now or (PostgreSQL gone) as soon as it can. */
   private async forget(owner: string, key: string): Promise<void> {
-    // A claim left unanswered lapses after two minutes: replay() then takes it again.
-    await this.sql`DELETE FROM idempotency_keys WHERE owner = ${owner} AND key = ${key}`.catch(() => undefined);
+    await this.release(owner, key).catch(() => {
+      this.unreleased.set(claimId(owner, key), { owner, key });
+      this.releaseLater();
+    });
+  }
+
+  private async release(owner: string, key: string): Promise<void> {
+    await this.sql`DELETE FROM idempotency_keys WHERE owner = ${owner} AND key = ${key} AND status IS NULL`;
+    this.unreleased.delete(claimId(owner, key));
+  }
+
+  /** Tries the unreleased claims every 250 ms until none is left (a process that dies leaves them to lapse). */
+  private releaseLater(): void {
+    if (this.releasing) return;
+    this.releasing = setInterval(() => {
+      if (this.unreleased.size === 0) {
+        clearInterval(this.releasing);
+        this.releasing = undefined;
+        return;
+      }
+      for (const { owner, key } of [...this.unreleased.values()]) void this.release(owner, key).catch(() => undefined);
+    }, 250);
+    this.releasing.unref();
   }
 }
+
+const claimId = (owner: string, key: string): string => `${owner}\u0000${key}`;

@@ -47,6 +47,12 @@ function postgresCheck(d: HealthDeps): Promise<string> {
   return check(() => d.sql`select 1`, 'postgres', d.log);
 }
 
+/** The primary's position while PostgreSQL takes writes (0: the server matched no listed host). */
+function primaryOf(d: HealthDeps, postgres: string): { postgresPrimary?: number } {
+  const position = postgres === 'ok' ? d.primary?.() : undefined;
+  return position ? { postgresPrimary: position } : {};
+}
+
 /** `ok`, or `unreachable: <cause>` (see check). */
 const checkResult = z.string();
 
@@ -58,6 +64,11 @@ export const healthBody = z.strictObject({
   status: z.enum(['ok', 'error']),
   timestamp: z.iso.datetime(),
   checks: z.strictObject({ redis: checkResult, postgres: checkResult }),
+  /**
+   * With several hosts in DATABASE_URL (pg_auto_failover): the position, from 1, of the one that
+   * is the primary now; absent while none takes writes. A position, not a name: the route is public.
+   */
+  postgresPrimary: z.number().int().min(1).optional(),
   ledger: z
     .union([
       ledgerStatusSchema.extend({ backend: z.enum(['journal', 'cosmos']) }),
@@ -71,6 +82,8 @@ export interface HealthDeps {
   sql: Sql;
   /** PostgreSQL's watch: while it says down, the check answers at once with its cause. */
   database?: OutageSignal;
+  /** The position of the primary in DATABASE_URL's host list (several hosts only). */
+  primary?: () => number | undefined;
   /** Where a failing check's whole error goes (the body shows its code only). */
   log?: Logger;
   /**
@@ -117,6 +130,7 @@ export function healthRoute(d: HealthDeps): RouteSpec {
         status: ok ? 'ok' : 'error',
         timestamp: new Date().toISOString(),
         checks: { redis, postgres },
+        ...primaryOf(d, postgres),
         ...Object.fromEntries(Object.keys(d.details ?? {}).map((name, i) => [name, details[i]])),
       });
     },
