@@ -78,7 +78,7 @@ export function mount(el) {
   };
   const stop = poll(
     async () => {
-      const { samples } = await api('/v1/operator/overview');
+      const { samples, postgres } = await api('/v1/operator/overview');
       const last = samples.at(-1);
       tiles.replaceChildren(
         tile(
@@ -95,6 +95,14 @@ export function mount(el) {
         tile('SSE streams', last?.sseStreams),
         tile('sockets', last?.sockets),
         tile('ledger backlog', last?.ledgerBacklog),
+        tile(
+          'PostgreSQL primary',
+          postgres?.primary
+            ? `${postgres.primary}${postgres.position ? ` (host ${postgres.position} of DATABASE_URL)` : ''}`
+            : postgres?.down
+              ? `none: ${postgres.down}`
+              : undefined,
+        ),
       );
       el.dataset.samples = String(samples.length);
       if (samples.length === 0) return;

@@ -253,7 +253,19 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         },
         log.child({ role: 'gateway' }),
       );
-      const overview = new OverviewHistory(metrics, async () => (await ledgerReads.status()).queuedEntries).start();
+      const overview = new OverviewHistory(
+        metrics,
+        async () => (await ledgerReads.status()).queuedEntries,
+        Date.now,
+        () => {
+          const primary = database.primary();
+          return {
+            primary: primary ? `${primary.address}:${primary.port}` : null,
+            position: primary?.position || null,
+            down: database.current() ?? null,
+          };
+        },
+      ).start();
       cleanups.push(() => overview.stop());
       for (const r of productRoutes({
         sql,

@@ -248,7 +248,7 @@ export async function startAutoFailover(): Promise<AutoFailover | undefined> {
       keep(name, ['run', ...nodeArgs(node)]);
     },
     async switchover() {
-      await run('runuser', asPostgres(['perform', 'switchover', '--monitor', monitorUrl, '--wait', '60']), {
+      await run('runuser', asPostgres(['perform', 'switchover', '--pgdata', monitorData, '--wait', '60']), {
         timeout: 90_000,
       });
     },

@@ -50,6 +50,13 @@ async function sum(metric: { get(): Promise<{ values: Array<{ value: number }> }
  * are this gateway's (a deployment with several behind a balancer shows one's share; Prometheus
  * and the Grafana dashboard under deploy/ sum them all).
  */
+/** The PostgreSQL primary this process writes to (`host:port` and its place in DATABASE_URL), or why none. */
+export interface PostgresNow {
+  primary: string | null;
+  position: number | null;
+  down: string | null;
+}
+
 export class OverviewHistory {
   private readonly samples: OverviewSample[] = [];
   private last: Totals | undefined;
@@ -59,6 +66,8 @@ export class OverviewHistory {
     private readonly metrics: Metrics,
     private readonly ledgerBacklog: () => Promise<number>,
     private readonly now: () => number = Date.now,
+    /** PostgreSQL as this process's watch sees it now: which host is the primary, or why none takes writes. */
+    private readonly postgres: () => PostgresNow = () => ({ primary: null, position: null, down: null }),
   ) {}
 
   start(): this {
@@ -73,8 +82,8 @@ export class OverviewHistory {
   }
 
   /** The readings, oldest first. */
-  history(): { intervalMs: number; samples: OverviewSample[] } {
-    return { intervalMs: SAMPLE_MS, samples: [...this.samples] };
+  history(): { intervalMs: number; samples: OverviewSample[]; postgres: PostgresNow } {
+    return { intervalMs: SAMPLE_MS, samples: [...this.samples], postgres: this.postgres() };
   }
 
   /** Takes a reading now (the timer's; a test calls it to avoid waiting). */

@@ -44,6 +44,12 @@ const overviewBody = z.object({
       ledgerBacklog: z.number().nullable(),
     }),
   ),
+  /** The PostgreSQL primary now (`host:port` as the server gives it, and its place in DATABASE_URL), or why none. */
+  postgres: z.object({
+    primary: z.string().nullable(),
+    position: z.number().int().nullable(),
+    down: z.string().nullable(),
+  }),
 });
 
 const actorsBody = z.object({

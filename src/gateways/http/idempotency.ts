@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { seal, unseal } from '../../crypto/sealed.js';
 import { AppError, isAppError } from '../../errors/index.js';
 import type { Sql } from '../../store/db.js';
@@ -29,7 +29,7 @@ export class IdempotencyStore {
    * once when a retry of one reaches this process, so the retry is answered rather than told
    * 409 until the claim's two minutes lapse.
    */
-  private readonly unreleased = new Map<string, { owner: string; key: string }>();
+  private readonly unreleased = new Map<string, Claim>();
   private releasing: NodeJS.Timeout | undefined;
 
   constructor(
@@ -46,28 +46,42 @@ export class IdempotencyStore {
     }
     const body = await ctx.body();
     const hash = createHash('sha256').update(`${ctx.method} ${ctx.path}\n`).update(body).digest('hex');
+    const claim = randomUUID();
     const [claimed] = await this.sql<{ key: string }[]>`
-      INSERT INTO idempotency_keys (owner, key, request_hash) VALUES (${who.keyId}, ${key}, ${hash})
-      ON CONFLICT DO NOTHING RETURNING key`;
+      INSERT INTO idempotency_keys (owner, key, request_hash, claim) VALUES (${who.keyId}, ${key}, ${hash}, ${claim})
+      ON CONFLICT DO NOTHING RETURNING key`.catch((err: unknown) => {
+      // The claim may have committed with the connection lost before its answer: release it
+      // (if it is there) as soon as PostgreSQL is back.
+      this.releaseLater({ owner: who.keyId, key, claim });
+      throw err;
+    });
     if (!claimed) return this.replay(who.keyId, key, hash, () => this.run(ctx, who, handler));
+    const mine = { owner: who.keyId, key, claim };
     let reply: Reply;
     try {
       reply = await handler();
     } catch (err) {
       // A refusal (4xx) is an answer like any other and is kept; anything else may be retried.
       if (!(isAppError(err) && err.status < 500)) {
-        await this.forget(who.keyId, key);
+        await this.forget(mine);
         throw err;
       }
       // The same body (and headers) as the answer without a key: statusCode, message, error.
       reply = errorReply(err, ctx.log);
     }
-    if (reply.status >= 500) await this.forget(who.keyId, key);
+    if (reply.status >= 500) await this.forget(mine);
     else {
       const text = typeof reply.body === 'string' ? reply.body : (reply.body?.toString('utf8') ?? '');
       const kept = `${SEALED}${seal(this.secret, PURPOSE, text)}`;
       await this
-        .sql`UPDATE idempotency_keys SET status = ${reply.status}, body = ${kept} WHERE owner = ${who.keyId} AND key = ${key}`;
+        .sql`UPDATE idempotency_keys SET status = ${reply.status}, body = ${kept} WHERE owner = ${who.keyId} AND key = ${key}`.catch(
+        async (err: unknown) => {
+          // The answer could not be kept: the retry runs the request again (what it does is
+          // idempotent by its request id: a redemption is answered from its voucher).
+          await this.forget(mine);
+          throw err;
+        },
+      );
     }
     return reply;
   }
@@ -79,8 +93,9 @@ export class IdempotencyStore {
       SELECT request_hash, status, body, created_at < now() - interval '2 minutes' AS stale
       FROM idempotency_keys WHERE owner = ${owner} AND key = ${key}`;
     // This process failed to release the claim of a request that failed: release it now.
-    if (row && row.status === null && this.unreleased.has(claimId(owner, key))) {
-      await this.release(owner, key);
+    const unreleased = this.unreleased.get(claimId(owner, key));
+    if (row && row.status === null && unreleased) {
+      await this.release(unreleased);
       return again();
     }
     // A first request whose process died never finished: after two minutes its claim lapses.
@@ -123,20 +138,20 @@ export class IdempotencyStore {
   }
 
   /** Releases the claim of a request that failed, now or (PostgreSQL gone) as soon as it can. */
-  private async forget(owner: string, key: string): Promise<void> {
-    await this.release(owner, key).catch(() => {
-      this.unreleased.set(claimId(owner, key), { owner, key });
-      this.releaseLater();
-    });
+  private async forget(c: Claim): Promise<void> {
+    await this.release(c).catch(() => this.releaseLater(c));
   }
 
-  private async release(owner: string, key: string): Promise<void> {
-    await this.sql`DELETE FROM idempotency_keys WHERE owner = ${owner} AND key = ${key} AND status IS NULL`;
-    this.unreleased.delete(claimId(owner, key));
+  private async release(c: Claim): Promise<void> {
+    await this.sql`
+      DELETE FROM idempotency_keys
+      WHERE owner = ${c.owner} AND key = ${c.key} AND status IS NULL AND claim = ${c.claim}`;
+    this.unreleased.delete(claimId(c.owner, c.key));
   }
 
   /** Tries the unreleased claims every 250 ms until none is left (a process that dies leaves them to lapse). */
-  private releaseLater(): void {
+  private releaseLater(c: Claim): void {
+    this.unreleased.set(claimId(c.owner, c.key), c);
     if (this.releasing) return;
     this.releasing = setInterval(() => {
       if (this.unreleased.size === 0) {
@@ -144,10 +159,17 @@ export class IdempotencyStore {
         this.releasing = undefined;
         return;
       }
-      for (const { owner, key } of [...this.unreleased.values()]) void this.release(owner, key).catch(() => undefined);
+      for (const claim of [...this.unreleased.values()]) void this.release(claim).catch(() => undefined);
     }, 250);
     this.releasing.unref();
   }
+}
+
+/** A claim this process made: the key, and the token that tells it from any other request's. */
+interface Claim {
+  owner: string;
+  key: string;
+  claim: string;
 }
 
 const claimId = (owner: string, key: string): string => `${owner}\u0000${key}`;

@@ -15,7 +15,7 @@ import { issueVoucher, setUpScheme, type Scheme } from '../../support/voucher-fi
  * lost or doubled, nothing is answered 500 or hangs, requests succeed again after the promotion
  * with no restart, and the ledger verifies. Then the old primary rejoins as a standby and the
  * service sits idle past its pools' idle timeout: the connections it opens again must find the
- * new primary, not the standby listed first.
+ * new primary, not the standby listed first. Last, a planned switchover under the same load.
  *
  * Runs where pg_auto_failover is installed and the tests run as root (`.ci/run` installs it); on
  * CI's Redis Cluster pass it is left out (it tests PostgreSQL, and takes a minute).
@@ -31,6 +31,7 @@ interface Attempt {
   retryAfter: string | null;
   /** When it was sent and when it was answered (epoch ms). */
   sent: number;
+  key?: string;
   at: number;
 }
 
@@ -96,57 +97,81 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
   }
 
   /** Redeems with one key until it is answered 201 (as a client with a retry policy would). */
-  async function redeemUntilDone(voucherId: string, attempts: Attempt[]): Promise<void> {
+  async function redeemUntilDone(voucherId: string, attempts: Attempt[], waits: number[]): Promise<void> {
     const key = randomUUID();
+    const first = Date.now();
     for (;;) {
       const r = await redeemOnce(voucherId, key);
-      attempts.push(r);
+      attempts.push({ ...r, key });
       if (r.status === 201 && r.id) {
         acknowledged.set(key, { voucherId, id: r.id });
+        waits.push(Date.now() - first);
+        if (Date.now() - first > 30_000) {
+          const mine = attempts
+            .filter((x) => x.key === key)
+            .map((x) => `${x.sent - first}:${x.status}${x.code ? ' ' + x.code : ''}`);
+          const changes = mine.filter((m, i) => i === 0 || m.split(':')[1] !== mine[i - 1]!.split(':')[1]);
+          process.stdout.write(`slow key ${key}: ${changes.join(', ')} … ${mine.length} tries\n`);
+        }
         return;
       }
       await new Promise((res) => setTimeout(res, r.retryAfter ? 200 : 100));
     }
   }
 
-  it('loses no acknowledged redemption and doubles none when the primary dies under load, answering 503 meanwhile', async () => {
+  /**
+   * Redemptions by CLIENTS clients (each retrying its key until answered) around `event`: 3 s
+   * before it, then until 201s have come for 5 s after it. What was answered after the event.
+   */
+  async function underLoad(label: string, event: () => Promise<void>): Promise<Attempt[]> {
     const attempts: Attempt[] = [];
+    /** How long each key took from its first try to its 201. */
+    const waits: number[] = [];
     let stop = false;
     const clients = Array.from({ length: CLIENTS }, async (_, c) => {
-      for (let i = 0; !stop; i++) await redeemUntilDone(vouchers[(c + i) % VOUCHERS]!, attempts);
+      for (let i = 0; !stop; i++) await redeemUntilDone(vouchers[(c + i) % VOUCHERS]!, attempts, waits);
     });
     await new Promise((r) => setTimeout(r, 3_000));
-    const [primary] = (await formation.state()).filter((n) => n.reported === 'primary').map((n) => n.name);
-    killed = primary!;
-    const killedAt = Date.now();
-    await formation.kill(killed);
-    // Load goes on until the service has answered 201s for 5 s after the kill's window.
+    const eventAt = Date.now();
+    await event();
     const deadline = Date.now() + 90_000;
     while (Date.now() < deadline) {
-      const firstOk = attempts.find((x) => x.sent > killedAt && x.status === 201);
+      const firstOk = attempts.find((x) => x.sent > eventAt && x.status === 201);
       if (firstOk && Date.now() - firstOk.at > 5_000) break;
       await new Promise((r) => setTimeout(r, 250));
     }
     stop = true;
     await Promise.all(clients);
 
-    const after = attempts.filter((x) => x.at > killedAt);
-    // The first redemption both sent and answered after the kill (one answered just after it may
-    // have committed just before).
-    const firstOk = after.find((x) => x.sent > killedAt && x.status === 201);
+    const after = attempts.filter((x) => x.at > eventAt);
+    // The first redemption both sent and answered after the event (one answered just after it
+    // may have committed just before).
+    const firstOk = after.find((x) => x.sent > eventAt && x.status === 201);
     const statuses = new Map<string, number>();
-    for (const x of after)
-      statuses.set(`${x.status} ${x.code ?? ''}`.trim(), (statuses.get(`${x.status} ${x.code ?? ''}`.trim()) ?? 0) + 1);
+    for (const x of after) {
+      const kind = `${x.status} ${x.code ?? ''}`.trim();
+      statuses.set(kind, (statuses.get(kind) ?? 0) + 1);
+    }
     // What a reader of the CI log sees: how long writes stopped, and what clients were told meanwhile.
     process.stdout.write(
-      `postgres failover: first 201 ${firstOk ? firstOk.at - killedAt : 'never'} ms after the kill; ` +
-        `answers after it: ${JSON.stringify(Object.fromEntries(statuses))}; slowest ${Math.round(Math.max(...after.map((x) => x.ms)))} ms\n`,
+      `postgres ${label}: first 201 ${firstOk ? firstOk.at - eventAt : 'never'} ms after it; ` +
+        `answers after it: ${JSON.stringify(Object.fromEntries(statuses))}; slowest answer ${Math.round(Math.max(...after.map((x) => x.ms)))} ms; ` +
+        `longest a key waited for its 201 ${Math.max(...waits)} ms\n`,
     );
-    expect(firstOk, 'no redemption succeeded after the failover').toBeDefined();
+    // Not asserted yet: in some runs one key in a thousand still waits out its claim's two-minute
+    // lapse (issue 40, open); the line above and the slow key's history say so in the CI log.
+    expect(firstOk, `no redemption succeeded after the ${label}`).toBeDefined();
     expect(after.filter((x) => x.status >= 500 && x.status !== 503 && x.status !== 504)).toEqual([]);
     expect(after.filter((x) => x.status === 503 && !x.retryAfter)).toEqual([]);
     expect(Math.max(...attempts.map((x) => x.ms))).toBeLessThan(DEADLINE_MS + 2_000);
+    return after;
+  }
 
+  it('loses no acknowledged redemption and doubles none when the primary dies under load, answering 503 meanwhile', async () => {
+    await underLoad('failover (primary killed)', async () => {
+      killed = (await formation.state()).find((n) => n.reported === 'primary')!.name;
+      await formation.kill(killed);
+    });
     await expectEveryAcknowledgedOnce();
   }, 180_000);
 
@@ -179,8 +204,21 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
     const health = await a.call('GET', '/health');
     expect(health.status).toBe(200);
     expect(health.body.postgresPrimary).toBe(formation.nodes.findIndex((n) => n.name === primaryName) + 1);
+    // And the console's overview, to admins, by address.
+    const overview = await a.call('GET', '/v1/operator/overview');
+    expect(overview.body.postgres).toMatchObject({
+      primary: `127.0.0.1:${formation.nodes.find((n) => n.name === primaryName)!.port}`,
+      down: null,
+    });
     await expectEveryAcknowledgedOnce();
   }, 300_000);
+
+  it('rides through a planned switchover under load the same way', async () => {
+    await formation.settled(60_000);
+    await underLoad('switchover', () => formation.switchover());
+    await formation.settled(60_000);
+    await expectEveryAcknowledgedOnce();
+  }, 240_000);
 
   /** Every acknowledged redemption is stored once, nothing else is, and the ledger checks out. */
   async function expectEveryAcknowledgedOnce(): Promise<void> {

@@ -105,6 +105,19 @@ describe('console data', () => {
     expect((await a.call('GET', '/v1/operator/ledger/verify', { key: implementerKey })).status).toBe(403);
   });
 
+  it('names the PostgreSQL primary it writes to on the overview', async () => {
+    const port = Number(new URL(env.databaseUrl).port || 5432);
+    const overview = await eventually(
+      async () => (await a.call('GET', '/v1/operator/overview')).body,
+      (o) => o.postgres.primary !== null,
+    );
+    expect(overview.postgres).toEqual({
+      primary: expect.stringMatching(new RegExp(`:${port}$`)),
+      position: 1,
+      down: null,
+    });
+  });
+
   it('shows every partition with its owner, epoch and mailbox, and the workers', async () => {
     await a.call('POST', '/v1/diagnostics/counters/console-a', { body: { by: 2 } });
     const table = await eventually(
