@@ -52,7 +52,8 @@ export function autoFailoverAvailable(): boolean {
   return existsSync(AUTOCTL) && existsSync(join(PG_BIN, 'pg_ctl')) && process.getuid?.() === 0;
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port nothing listens on now (just freed). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -1,25 +1,13 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../../src/hearth.js';
 import { adminKey } from '../../support/api.js';
 import { isolated, type Isolated } from '../../support/isolated.js';
+import { freePort } from '../../support/pg-auto-failover.js';
 
 /**
  * DATABASE_URL with several hosts, the first of them down (a failed machine listed first): hearth
  * starts on the next one, serves, and /health names it by its place in the list.
  */
-async function deadPort(): Promise<number> {
-  // A port just freed: nothing listens there, so connections to it are refused.
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe('several hosts in DATABASE_URL', () => {
   let env: Isolated;
   let hearth: Hearth;
@@ -27,7 +15,7 @@ describe('several hosts in DATABASE_URL', () => {
   beforeAll(async () => {
     env = await isolated();
     const live = new URL(env.databaseUrl);
-    const url = `postgres://${live.username}@127.0.0.1:${await deadPort()},${live.hostname}:${live.port || 5432}${live.pathname}`;
+    const url = `postgres://${live.username}@127.0.0.1:${await freePort()},${live.hostname}:${live.port || 5432}${live.pathname}`;
     hearth = await startHearth(
       env.config({ DATABASE_URL: url, HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: '2' }),
       env.log,
