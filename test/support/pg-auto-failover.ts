@@ -1,7 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
@@ -64,12 +63,21 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  logs: () => string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let last: unknown;
   for (;;) {
-    const got = await probe().catch(() => undefined);
+    const got = await probe().catch((err: unknown) => void (last = err));
     if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`pg_auto_failover: ${what} not within ${timeoutMs} ms`);
+    if (Date.now() > deadline) {
+      // What CI prints is all a reader has: the last error and what each process said.
+      throw new Error(`pg_auto_failover: ${what} not within ${timeoutMs} ms (last error: ${String(last)})\n${logs()}`);
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -125,7 +133,9 @@ function killAll(pids: readonly number[], signal: NodeJS.Signals): void {
 
 export async function startAutoFailover(): Promise<AutoFailover | undefined> {
   if (!autoFailoverAvailable()) return undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'hearth-paf-'));
+  // Under /tmp, not TMPDIR: the postgres user must reach the folder, and a runner's TMPDIR may sit
+  // in a root-only tree.
+  const dir = mkdtempSync(join('/tmp', 'hearth-paf-'));
   chownSync(
     dir,
     Number((await run('id', ['-u', 'postgres'])).stdout),
@@ -149,117 +159,149 @@ export async function startAutoFailover(): Promise<AutoFailover | undefined> {
     child.stderr?.on('data', (b: Buffer) => log.push(b.toString()));
     children.set(name, child);
   };
+  /** The last lines each process printed, for an error that CI's log must explain by itself. */
+  const tail = () =>
+    [...logs].map(([name, lines]) => `--- ${name}\n${lines.join('').split('\n').slice(-15).join('\n')}`).join('\n');
   const common = ['--hostname', '127.0.0.1', '--auth', 'trust', '--no-ssl', '--pgctl', join(PG_BIN, 'pg_ctl')];
 
-  const monitorPort = await freePort();
-  const monitorData = join(dir, 'monitor');
-  keep('monitor', ['create', 'monitor', '--pgdata', monitorData, '--pgport', String(monitorPort), ...common, '--run']);
-  const monitorAdmin = postgres(`postgres://postgres@127.0.0.1:${monitorPort}/pg_auto_failover`, {
-    max: 1,
-    onnotice: () => undefined,
-    connect_timeout: 2,
-  });
-  await until('the monitor', async () => (await monitorAdmin`select 1 as ok`)[0]?.ok, 60_000);
-  // Failover in seconds rather than the defaults' half minute: health checks every second, a node
-  // unhealthy after 2 s, and a primary that cannot be reached considered demoted after 3 s.
-  for (const [name, value] of [
-    ['health_check_period', 1000],
-    ['health_check_timeout', 1000],
-    ['health_check_max_retries', 1],
-    ['health_check_retry_delay', 500],
-    ['node_considered_unhealthy_timeout', 2000],
-    ['primary_demote_timeout', 3000],
-  ] as const) {
-    await monitorAdmin.unsafe(`ALTER SYSTEM SET pgautofailover.${name} = ${value}`);
-  }
-  await monitorAdmin`select pg_reload_conf()`;
-  const monitorUrl = `postgres://autoctl_node@127.0.0.1:${monitorPort}/pg_auto_failover?sslmode=disable`;
-
-  const nodes: FormationNode[] = [];
-  const nodeArgs = (n: FormationNode) => ['--pgdata', n.pgdata];
-  for (const name of ['node1', 'node2']) {
-    const node = { name, port: await freePort(), pgdata: join(dir, name) };
-    nodes.push(node);
-    keep(name, [
+  // A formation that does not come up leaves nothing behind: its processes and its folder go.
+  const abandon = () => {
+    for (const child of children.values()) if (child.pid) killAll([-child.pid], 'SIGKILL');
+    killAll(startedIn(dir), 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const monitorPort = await freePort();
+    const monitorData = join(dir, 'monitor');
+    keep('monitor', [
       'create',
-      'postgres',
-      ...nodeArgs(node),
+      'monitor',
+      '--pgdata',
+      monitorData,
       '--pgport',
-      String(node.port),
-      '--name',
-      name,
+      String(monitorPort),
       ...common,
-      '--monitor',
-      monitorUrl,
       '--run',
     ]);
-    // One at a time: the first becomes the primary, the second its standby.
-    await until(
-      `${name} registered`,
-      async () => {
-        const [row] = await monitorAdmin<{ n: number }[]>`
-          select count(*)::int as n from pgautofailover.node where nodename = ${name}`;
-        return row && row.n > 0 ? true : undefined;
-      },
-      60_000,
-    );
-  }
-
-  const state = async (): Promise<NodeState[]> => {
-    const rows = await monitorAdmin<{ nodename: string; nodeport: number; reportedstate: string; goalstate: string }[]>`
-      select nodename, nodeport, reportedstate::text, goalstate::text from pgautofailover.node order by nodeid`;
-    return rows.map((r) => ({ name: r.nodename, port: r.nodeport, reported: r.reportedstate, assigned: r.goalstate }));
-  };
-  const settled = (timeoutMs = 120_000) =>
-    until(
-      'one primary and one secondary',
-      async () => {
-        const s = await state();
-        const primary = s.find((n) => n.reported === 'primary' && n.assigned === 'primary');
-        const secondary = s.find((n) => n.reported === 'secondary' && n.assigned === 'secondary');
-        return primary && secondary ? primary.name : undefined;
-      },
-      timeoutMs,
-    );
-  const stopChild = async (name: string, signal: NodeJS.Signals) => {
-    const child = children.get(name);
-    if (!child?.pid || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    try {
-      process.kill(-child.pid, signal);
-    } catch {
-      return;
+    const monitorAdmin = postgres(`postgres://postgres@127.0.0.1:${monitorPort}/pg_auto_failover`, {
+      max: 1,
+      onnotice: () => undefined,
+      connect_timeout: 2,
+    });
+    await until('the monitor', async () => (await monitorAdmin`select 1 as ok`)[0]?.ok, 60_000, tail);
+    // Failover in seconds rather than the defaults' half minute: health checks every second, a node
+    // unhealthy after 2 s, and a primary that cannot be reached considered demoted after 3 s.
+    for (const [name, value] of [
+      ['health_check_period', 1000],
+      ['health_check_timeout', 1000],
+      ['health_check_max_retries', 1],
+      ['health_check_retry_delay', 500],
+      ['node_considered_unhealthy_timeout', 2000],
+      ['primary_demote_timeout', 3000],
+    ] as const) {
+      await monitorAdmin.unsafe(`ALTER SYSTEM SET pgautofailover.${name} = ${value}`);
     }
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-  };
-  await settled();
-  return {
-    url: `postgres://postgres@${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}/postgres`,
-    nodes,
-    state,
-    settled,
-    async kill(name) {
+    await monitorAdmin`select pg_reload_conf()`;
+    const monitorUrl = `postgres://autoctl_node@127.0.0.1:${monitorPort}/pg_auto_failover?sslmode=disable`;
+
+    const nodes: FormationNode[] = [];
+    const nodeArgs = (n: FormationNode) => ['--pgdata', n.pgdata];
+    for (const name of ['node1', 'node2']) {
+      const node = { name, port: await freePort(), pgdata: join(dir, name) };
+      nodes.push(node);
+      keep(name, [
+        'create',
+        'postgres',
+        ...nodeArgs(node),
+        '--pgport',
+        String(node.port),
+        '--name',
+        name,
+        ...common,
+        '--monitor',
+        monitorUrl,
+        '--run',
+      ]);
+      // One at a time: the first becomes the primary, the second its standby.
+      await until(
+        `${name} registered`,
+        async () => {
+          const [row] = await monitorAdmin<{ n: number }[]>`
+            select count(*)::int as n from pgautofailover.node where nodename = ${name}`;
+          return row && row.n > 0 ? true : undefined;
+        },
+        60_000,
+        tail,
+      );
+    }
+
+    const state = async (): Promise<NodeState[]> => {
+      const rows = await monitorAdmin<
+        { nodename: string; nodeport: number; reportedstate: string; goalstate: string }[]
+      >`
+        select nodename, nodeport, reportedstate::text, goalstate::text from pgautofailover.node order by nodeid`;
+      return rows.map((r) => ({
+        name: r.nodename,
+        port: r.nodeport,
+        reported: r.reportedstate,
+        assigned: r.goalstate,
+      }));
+    };
+    const settled = (timeoutMs = 120_000) =>
+      until(
+        'one primary and one secondary',
+        async () => {
+          const s = await state();
+          const primary = s.find((n) => n.reported === 'primary' && n.assigned === 'primary');
+          const secondary = s.find((n) => n.reported === 'secondary' && n.assigned === 'secondary');
+          return primary && secondary ? primary.name : undefined;
+        },
+        timeoutMs,
+        tail,
+      );
+    const stopChild = async (name: string, signal: NodeJS.Signals) => {
       const child = children.get(name);
-      // The keeper, its children (some in sessions of their own) and PostgreSQL's processes die at once.
-      killAll(child?.pid ? treeOf(child.pid) : [], 'SIGKILL');
-      if (child && child.exitCode === null) await new Promise((r) => child.once('exit', r));
-    },
-    restart(name) {
-      const node = nodes.find((n) => n.name === name)!;
-      keep(name, ['run', ...nodeArgs(node)]);
-    },
-    async switchover() {
-      await run('runuser', asPostgres(['perform', 'switchover', '--pgdata', monitorData, '--wait', '60']), {
-        timeout: 90_000,
-      });
-    },
-    async stop() {
-      for (const node of [...nodes].reverse()) await stopChild(node.name, 'SIGTERM');
-      await monitorAdmin.end({ timeout: 1 }).catch(() => undefined);
-      await stopChild('monitor', 'SIGTERM');
-      // Whatever outlived its keeper (a killed node's detached helper, a postmaster).
-      killAll(startedIn(dir), 'SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+      if (!child?.pid || child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        return;
+      }
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    };
+    await settled();
+    return {
+      url: `postgres://postgres@${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}/postgres`,
+      nodes,
+      state,
+      settled,
+      async kill(name) {
+        const child = children.get(name);
+        // The keeper, its children (some in sessions of their own) and PostgreSQL's processes die at once.
+        killAll(child?.pid ? treeOf(child.pid) : [], 'SIGKILL');
+        if (child && child.exitCode === null) await new Promise((r) => child.once('exit', r));
+      },
+      restart(name) {
+        const node = nodes.find((n) => n.name === name)!;
+        keep(name, ['run', ...nodeArgs(node)]);
+      },
+      async switchover() {
+        await run('runuser', asPostgres(['perform', 'switchover', '--pgdata', monitorData, '--wait', '60']), {
+          timeout: 90_000,
+        });
+      },
+      async stop() {
+        for (const node of [...nodes].reverse()) await stopChild(node.name, 'SIGTERM');
+        await monitorAdmin.end({ timeout: 1 }).catch(() => undefined);
+        await stopChild('monitor', 'SIGTERM');
+        // Whatever outlived its keeper (a killed node's detached helper, a postmaster).
+        killAll(startedIn(dir), 'SIGKILL');
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    abandon();
+    throw err;
+  }
 }

@@ -155,6 +155,10 @@ export class TypeWorker {
 
   private async run(): Promise<void> {
     const backoff = new Backoff();
+    // PostgreSQL back: the back-off starts over. A round may still fail once on a connection the
+    // outage left dead, and its retry must come in milliseconds, not after the seconds that the
+    // outage's own failures had grown the delay to.
+    const unwatch = this.d.database?.onChange((down) => down === undefined && backoff.reset());
     await this.d.mailbox.open();
     while (!this.stopping) {
       try {
@@ -179,6 +183,7 @@ export class TypeWorker {
         await this.recover(err, backoff);
       }
     }
+    unwatch?.();
     await this.drainSettles();
     await this.flushDue(true).catch((err: unknown) => {
       // Unacknowledged entries stay pending; the next owner replays them.

@@ -166,6 +166,7 @@ describe('PostgreSQL outage: 503 within a second, recovery within a second', () 
     await expectOutageAnswered();
     pgProxy.restore();
     const took = await recoveryMs();
+    process.stdout.write(`postgres back: answered as usual after ${JSON.stringify(took)} ms\n`);
     for (const [kind, ms] of Object.entries(took)) expect(ms, `${kind} recovered after`).toBeLessThan(1_000);
   }, 30_000);
 
@@ -174,6 +175,7 @@ describe('PostgreSQL outage: 503 within a second, recovery within a second', () 
     await expectOutageAnswered();
     pgProxy.restore();
     const took = await recoveryMs();
+    process.stdout.write(`postgres back: answered as usual after ${JSON.stringify(took)} ms\n`);
     for (const [kind, ms] of Object.entries(took)) expect(ms, `${kind} recovered after`).toBeLessThan(1_000);
   }, 30_000);
 });
