@@ -1,11 +1,17 @@
 import type { OutageSignal } from './ports.js';
 
-/** Exponential back-off with full jitter, for loops that must survive connection loss. */
+/**
+ * Exponential back-off with full jitter, for loops that must survive connection loss. By default
+ * it grows to a second, no more: a store that comes back by itself (a Redis Cluster replica
+ * promoted in two seconds) must be found again within a second, not after a five-second sleep
+ * that the outage's own failures grew; those sleeps outlived the asks waiting on them (504s seen
+ * after a Redis failover). A failing retry a second is no load on a store that is down.
+ */
 export class Backoff {
   private attempt = 0;
   constructor(
     private readonly baseMs = 50,
-    private readonly maxMs = 5_000,
+    private readonly maxMs = 1_000,
   ) {}
 
   /** The next delay; grows until {@link reset}. */

@@ -83,7 +83,15 @@ export interface RoundEnv {
   isolating: boolean;
   /** Drops a partition a newer owner holds. */
   lose: (o: Owned, reason: string) => void;
+  /**
+   * Keeps a committed round's acknowledgements and replies that Redis did not take, for the
+   * worker to send again before its next read (settle-debt.ts).
+   */
+  owe: (settle: SettleBatches) => void;
 }
+
+/** What one settle sends: per partition, the entries to acknowledge and the replies to post. */
+export type SettleBatches = Parameters<Mailbox['settleMany']>[0];
 
 /**
  * Commits a round: every partition's batch in one statement (through the group committer), then
@@ -196,9 +204,18 @@ async function settlePartition(env: RoundEnv, o: Owned, a: Applied, reply: boole
 
 /** Acknowledges and replies for committed batches with no dead letters, all in one script. */
 async function settleTogether(env: RoundEnv, parts: ReadonlyArray<[Owned, Applied]>, reply: boolean): Promise<void> {
-  const refused = await env.d.mailbox.settleMany(
-    parts.map(([o, a]) => ({ partition: o.partition, ids: a.ids, replies: reply ? a.outcome.replies : [] })),
-  );
+  const batches = parts.map(([o, a]) => ({
+    partition: o.partition,
+    ids: a.ids,
+    replies: reply ? a.outcome.replies : [],
+  }));
+  // Committed: a replay would find these entries applied and acknowledge them without a reply,
+  // and their askers would wait out their deadline (a 504 whose outcome they cannot know). So
+  // what Redis did not take is owed, and sent again before the next read.
+  const refused = await env.d.mailbox.settleMany(batches).catch((err: unknown) => {
+    env.owe(batches);
+    throw err;
+  });
   warnRefused(
     env.d.log,
     parts.map(([o]) => o.partition),

@@ -179,8 +179,15 @@ export class Runtime {
       for (let p = 0; p < partitions; p++) {
         const mine = ownerOf(def.type, p, members) === this.d.workerId;
         const held = this.owned.has(slotId(def.type, p));
-        if (held && mine) work.push(this.renew(def.type, p));
-        else if (held) this.handBackInBackground(def.type, p);
+        if (held && mine) {
+          // A lease lost while still this worker's by the deal (it lapsed, or a Redis failover
+          // lost its last renewal) is taken again at once: until then its asks wait unread.
+          work.push(
+            this.renew(def.type, p).then(async (kept) => {
+              if (!kept && (await this.take(def.type, p))) taken.set(def.type, [...(taken.get(def.type) ?? []), p]);
+            }),
+          );
+        } else if (held) this.handBackInBackground(def.type, p);
         else if (mine) {
           work.push(
             this.take(def.type, p).then((took) => {
@@ -211,15 +218,17 @@ export class Runtime {
     return sentAt + this.d.options.leaseTtlMs * 0.9;
   }
 
-  private async renew(type: string, p: number): Promise<void> {
+  /** Whether the lease still held; a lost one's partition is dropped. */
+  private async renew(type: string, p: number): Promise<boolean> {
     const sentAt = performance.now();
     if (await this.leases.renew(type, p)) {
       this.workers.get(type)?.extend(p, this.validFrom(sentAt));
-      return;
+      return true;
     }
     this.owned.delete(slotId(type, p));
     await this.workers.get(type)?.remove(p);
     this.d.log.warn({ actor: type, partition: p }, 'lease lost; partition dropped');
+    return false;
   }
 
   /** Takes a partition whose lease is free; whether it did. */

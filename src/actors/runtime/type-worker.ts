@@ -2,6 +2,7 @@ import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import type { BatchCommit, Mailbox, OutageSignal, RawEntry, SnapshotStore } from './ports.js';
 import { Backoff, sleep, sleepUnlessBack } from './backoff.js';
+import { SettleDebt } from './settle-debt.js';
 import { MailboxUpkeep } from './mailbox-upkeep.js';
 import { readRound, topUpAfter } from './read-top-up.js';
 import { applyParts, decodePartition, loadRound, type Applied } from './partition-batch.js';
@@ -68,6 +69,8 @@ export class TypeWorker {
   private changed: (() => void) | undefined;
   /** Acknowledgements and replies of committed rounds still on their way. */
   private readonly settling = new Set<Promise<void>>();
+  /** Acknowledgements and replies of committed rounds that Redis did not take: sent before the next read. */
+  private readonly debt = new SettleDebt();
   /** The write-behind path (for types with that policy). */
   private readonly writeBehind: WriteBehind | undefined;
   private failure: Error | undefined;
@@ -170,6 +173,7 @@ export class TypeWorker {
         }
         await this.prepareNew();
         this.throwIfFailed();
+        await this.debt.pay(this.d.mailbox);
         const read = await this.read();
         if (read.size > 0) {
           await this.round(read);
@@ -310,7 +314,12 @@ export class TypeWorker {
   }
 
   private roundEnv(): RoundEnv {
-    return { d: this.d, isolating: this.isolating > 0, lose: (o, why) => this.lose(o, why) };
+    return {
+      d: this.d,
+      isolating: this.isolating > 0,
+      lose: (o, why) => this.lose(o, why),
+      owe: (batches) => this.debt.owe(batches),
+    };
   }
 
   /** A newer owner holds the partition: drop it without acknowledging anything more. */
