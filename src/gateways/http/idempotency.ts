@@ -92,10 +92,11 @@ export class IdempotencyStore {
     >`
       SELECT request_hash, status, body, created_at < now() - interval '2 minutes' AS stale
       FROM idempotency_keys WHERE owner = ${owner} AND key = ${key}`;
-    // This process failed to release the claim of a request that failed: release it now.
+    // A request of this process with this key failed and its claim is not released yet (the
+    // release failed, or still waits on a connection a failover left hanging): release it now.
     const unreleased = this.unreleased.get(claimId(owner, key));
     if (row && row.status === null && unreleased) {
-      await this.release(unreleased);
+      await within(RELEASE_WAIT_MS, this.release(unreleased));
       return again();
     }
     // A first request whose process died never finished: after two minutes its claim lapses.
@@ -137,8 +138,15 @@ export class IdempotencyStore {
     return text;
   }
 
-  /** Releases the claim of a request that failed, now or (PostgreSQL gone) as soon as it can. */
+  /**
+   * Releases the claim of a request that failed, now or (PostgreSQL gone) as soon as it can. It
+   * is marked unreleased before the release is tried: a release can wait for seconds on a pool
+   * whose connections a failover left hanging (measured: one waited out the connect timeout, one
+   * over two minutes), and a retry that comes meanwhile must find it and release it itself, not be
+   * told 409 until the claim lapses.
+   */
   private async forget(c: Claim): Promise<void> {
+    this.unreleased.set(claimId(c.owner, c.key), c);
     await this.release(c).catch(() => this.releaseLater(c));
   }
 
@@ -146,7 +154,9 @@ export class IdempotencyStore {
     await this.sql`
       DELETE FROM idempotency_keys
       WHERE owner = ${c.owner} AND key = ${c.key} AND status IS NULL AND claim = ${c.claim}`;
-    this.unreleased.delete(claimId(c.owner, c.key));
+    // Only this claim's mark: a retry may have claimed the key anew since.
+    if (this.unreleased.get(claimId(c.owner, c.key))?.claim === c.claim)
+      this.unreleased.delete(claimId(c.owner, c.key));
   }
 
   /** Tries the unreleased claims every 250 ms until none is left (a process that dies leaves them to lapse). */
@@ -173,3 +183,23 @@ interface Claim {
 }
 
 const claimId = (owner: string, key: string): string => `${owner}\u0000${key}`;
+
+/** How long a retry waits for the release of its key's failed claim before it is answered 503. */
+const RELEASE_WAIT_MS = 2_000;
+
+/** The promise's outcome, or a retryable 503 when it has none within `ms`. */
+async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new AppError('UNAVAILABLE', 'PostgreSQL does not answer; retry later', undefined, true)),
+      ms,
+    );
+  });
+  promise.catch(() => undefined); // settled later, with no one waiting
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
