@@ -7,6 +7,8 @@
  * BENCH_PROBE_CONVERSIONS=64 adds swaps through one pool and conversion sagas over 1,000 accounts at
  * that concurrency. BENCH_PROBE_REDEMPTIONS=64 adds redemptions spread over 64 suppliers and by one,
  * with BENCH_PROBE_GROWTH=50000 the growth run (one supplier up to that many unsettled).
+ * BENCH_PROBE_REPLICATION=1 adds the echo ask and redemptions on one PostgreSQL and on a
+ * pg_auto_failover pair (synchronous replication), back to back.
  * On a cluster (REDIS_URL=redis+cluster://…) the bare and floor runs are left out: their responder
  * speaks to one Redis.
  * Nothing is written: BENCHMARKS.md comes from `npm run bench`.
@@ -22,6 +24,7 @@ import { ussdHops } from './suites/ussd.js';
 import { conversions } from './suites/conversions.js';
 import { growthRun, snapshotBytes, supplierRedemptions } from './suites/suppliers.js';
 import { vacuumAnalyze } from './lib/quiet.js';
+import { replicationCost } from './suites/replication.js';
 
 const levels = (process.env.BENCH_PROBE_LEVELS ?? '64').split(',').filter(Boolean).map(Number);
 const rounds = Number(process.env.BENCH_PROBE_ROUNDS ?? 3);
@@ -131,6 +134,15 @@ async function main(): Promise<void> {
         }
         for (const t of await snapshotBytes(env))
           process.stdout.write(`  snapshots ${t.type}: ${t.actors} actors, mean ${t.mean} B, max ${t.max} B\n`);
+      }
+      if (process.env.BENCH_PROBE_REPLICATION && round === 0) {
+        const r = await replicationCost(env, (l) => process.stdout.write(`${l}\n`));
+        if (r) {
+          line('echo, one PostgreSQL', r.single.echo);
+          line('echo, pg_auto_failover pair', r.pair.echo);
+          line('redeem, one PostgreSQL', r.single.redeem);
+          line('redeem, pg_auto_failover pair', r.pair.redeem);
+        }
       }
       if (ussdLevels.length > 0) {
         const vacuum = () => vacuumAnalyze(env, () => undefined);

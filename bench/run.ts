@@ -24,6 +24,8 @@ import { conversions } from './suites/conversions.js';
 import { renderConversions, withConversionSection } from './lib/report-conversions.js';
 import { growthRun, snapshotBytes, supplierRedemptions } from './suites/suppliers.js';
 import { renderSuppliers, withSuppliersSection, type SuppliersResult } from './lib/report-suppliers.js';
+import { renderReplication, withReplicationSection } from './lib/report-replication.js';
+import { replicationCost } from './suites/replication.js';
 
 /** The growth run (issue 38): one supplier up to this many unsettled redemptions, in windows of 10 s. */
 const GROWTH_TOTAL = Number(process.env.BENCH_GROWTH_TOTAL ?? 50_000);
@@ -162,23 +164,29 @@ async function main(): Promise<void> {
   progress('cluster: echo ask() at 64 and USSD hops at 150, one Redis against a 3-master cluster, in turns');
   const cluster = await clusterComparison(env, progress);
 
+  progress('replication: echo ask() and redemptions at 64, one PostgreSQL against a pg_auto_failover pair');
+  const replication = await replicationCost(env, progress);
+
   writeFileSync(
     'BENCHMARKS.md',
-    withClusterSection(
-      withSuppliersSection(
-        withConversionSection(
-          render(env.machine, env.seconds, hello, bare, durable, asks, vouchers, http, ledger, ussd, sse, sockets),
-          renderConversions(
-            converted,
+    withReplicationSection(
+      withClusterSection(
+        withSuppliersSection(
+          withConversionSection(
+            render(env.machine, env.seconds, hello, bare, durable, asks, vouchers, http, ledger, ussd, sse, sockets),
+            renderConversions(
+              converted,
+              asks.find((a) => a.concurrency === 64),
+            ),
+          ),
+          renderSuppliers(
+            suppliers,
             asks.find((a) => a.concurrency === 64),
           ),
         ),
-        renderSuppliers(
-          suppliers,
-          asks.find((a) => a.concurrency === 64),
-        ),
+        renderCluster(cluster, env.machine, env.seconds),
       ),
-      renderCluster(cluster, env.machine, env.seconds),
+      renderReplication(replication, env.seconds),
     ),
   );
   progress('wrote BENCHMARKS.md');
