@@ -54,4 +54,37 @@ describe('GroupCommitter (in memory)', () => {
     expect(loaded.get('a')?.state).toEqual({ key: 'a' });
     expect(loaded.has('b')).toBe(true);
   });
+
+  it('fails a whole group at once when the store cannot be reached, not batch by batch', async () => {
+    const memory = new MemorySnapshotStore();
+    const store = counting(memory);
+    const epoch = await memory.takeFence('unit', 0, 'w');
+    // PostgreSQL gone (a failover): each statement would wait out the connect timeout.
+    store.commitMany = () => {
+      store.statements++;
+      return Promise.reject(Object.assign(new Error('write CONNECT_TIMEOUT'), { code: 'CONNECT_TIMEOUT' }));
+    };
+    const committer = new GroupCommitter([store]);
+    const outcomes = await Promise.allSettled(['a', 'b', 'c'].map((k) => committer.commit(batch(0, epoch, k))));
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(store.statements).toBe(1);
+  });
+
+  it('still tries the batches of a group one by one when PostgreSQL refuses a value (a data error)', async () => {
+    const memory = new MemorySnapshotStore();
+    const store = counting(memory);
+    const epoch = await memory.takeFence('unit', 0, 'w');
+    const commitMany = memory.commitMany.bind(memory);
+    store.commitMany = (batches) => {
+      store.statements++;
+      if (batches.some((b) => b.dirty.has('bad'))) {
+        return Promise.reject(Object.assign(new Error('invalid input syntax'), { code: '22P02' }));
+      }
+      return commitMany(batches);
+    };
+    const committer = new GroupCommitter([store]);
+    const outcomes = await Promise.allSettled(['a', 'bad', 'c'].map((k) => committer.commit(batch(0, epoch, k))));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(store.statements).toBe(4);
+  });
 });
