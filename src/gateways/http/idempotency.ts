@@ -24,10 +24,12 @@ const PURPOSE = 'idempotent-reply';
  */
 export class IdempotencyStore {
   /**
-   * Claims of failed requests whose release failed too (PostgreSQL went away with the request, as
-   * in a failover), by owner and key: released as soon as PostgreSQL takes writes again, and at
-   * once when a retry of one reaches this process, so the retry is answered rather than told
-   * 409 until the claim's two minutes lapse.
+   * Claims of failed requests not released yet (PostgreSQL went away with the request, as in a
+   * failover), by their token: released as soon as PostgreSQL takes writes again, and at once
+   * when a retry of one reaches this process, so the retry is answered rather than told 409 until
+   * the claim's two minutes lapse. By token, not by key: in a failover one key's first try may
+   * leave a claim whose INSERT's outcome was lost and its second try another that never was, and
+   * a mark by key kept only the second (traced: the first lapsed after two minutes).
    */
   private readonly unreleased = new Map<string, Claim>();
   private releasing: NodeJS.Timeout | undefined;
@@ -88,13 +90,13 @@ export class IdempotencyStore {
 
   private async replay(owner: string, key: string, hash: string, again: () => Promise<Reply>): Promise<Reply> {
     const [row] = await this.sql<
-      { request_hash: string; status: number | null; body: string | null; stale: boolean }[]
+      { request_hash: string; status: number | null; body: string | null; stale: boolean; claim: string | null }[]
     >`
-      SELECT request_hash, status, body, created_at < now() - interval '2 minutes' AS stale
+      SELECT request_hash, status, body, created_at < now() - interval '2 minutes' AS stale, claim
       FROM idempotency_keys WHERE owner = ${owner} AND key = ${key}`;
-    // A request of this process with this key failed and its claim is not released yet (the
+    // A request of this process made this claim and failed, and it is not released yet (the
     // release failed, or still waits on a connection a failover left hanging): release it now.
-    const unreleased = this.unreleased.get(claimId(owner, key));
+    const unreleased = row?.claim ? this.unreleased.get(row.claim) : undefined;
     if (row && row.status === null && unreleased) {
       await within(RELEASE_WAIT_MS, this.release(unreleased));
       return again();
@@ -146,7 +148,7 @@ export class IdempotencyStore {
    * told 409 until the claim lapses.
    */
   private async forget(c: Claim): Promise<void> {
-    this.unreleased.set(claimId(c.owner, c.key), c);
+    this.unreleased.set(c.claim, c);
     await this.release(c).catch(() => this.releaseLater(c));
   }
 
@@ -154,14 +156,12 @@ export class IdempotencyStore {
     await this.sql`
       DELETE FROM idempotency_keys
       WHERE owner = ${c.owner} AND key = ${c.key} AND status IS NULL AND claim = ${c.claim}`;
-    // Only this claim's mark: a retry may have claimed the key anew since.
-    if (this.unreleased.get(claimId(c.owner, c.key))?.claim === c.claim)
-      this.unreleased.delete(claimId(c.owner, c.key));
+    this.unreleased.delete(c.claim);
   }
 
   /** Tries the unreleased claims every 250 ms until none is left (a process that dies leaves them to lapse). */
   private releaseLater(c: Claim): void {
-    this.unreleased.set(claimId(c.owner, c.key), c);
+    this.unreleased.set(c.claim, c);
     if (this.releasing) return;
     this.releasing = setInterval(() => {
       if (this.unreleased.size === 0) {
@@ -181,8 +181,6 @@ interface Claim {
   key: string;
   claim: string;
 }
-
-const claimId = (owner: string, key: string): string => `${owner}\u0000${key}`;
 
 /** How long a retry waits for the release of its key's failed claim before it is answered 503. */
 const RELEASE_WAIT_MS = 2_000;
