@@ -159,11 +159,11 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
         `longest a key waited for its 201 ${Math.max(...waits)} ms\n`,
     );
     expect(firstOk, `no redemption succeeded after the ${label}`).toBeDefined();
-    // Not asserted yet (issue 40, open): in some runs, after a switchover most often, a key or
-    // two get no answer from their voucher for about two minutes (ASK_TIMEOUT at each try, so
-    // 409 while each try runs): a voucher partition that stops answering, not a claim left
-    // behind (those are released now). The line above and the slow key's history say so in
-    // the CI log, and the timeouts below leave room for it.
+    // Each key is answered within seconds of PostgreSQL's return, never after its claim's
+    // two-minute lapse (before the claims were remembered by token, a key in a thousand was told
+    // 409 for two minutes in about half the runs; the slow key's history above says how). The
+    // cases' timeouts leave room for such a key to finish, so this line, not a timeout, fails.
+    expect(Math.max(...waits)).toBeLessThan(30_000);
     expect(after.filter((x) => x.status >= 500 && x.status !== 503 && x.status !== 504)).toEqual([]);
     expect(after.filter((x) => x.status === 503 && !x.retryAfter)).toEqual([]);
     expect(Math.max(...attempts.map((x) => x.ms))).toBeLessThan(DEADLINE_MS + 2_000);
