@@ -6,6 +6,7 @@ import { createSql, type Sql } from '../../../src/store/db.js';
 import { adminKey, api, type Api } from '../../support/api.js';
 import { isolated, onCluster, type Isolated } from '../../support/isolated.js';
 import { autoFailoverAvailable, startAutoFailover, type AutoFailover } from '../../support/pg-auto-failover.js';
+import { balanceOf } from '../../support/conversion-fixtures.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../../support/voucher-fixtures.js';
 
 /**
@@ -13,7 +14,8 @@ import { issueVoucher, setUpScheme, type Scheme } from '../../support/voucher-fi
  * with both nodes in DATABASE_URL. Under signed redemptions with idempotency keys, the primary's
  * machine dies (SIGKILL to its keeper and its postmaster): no redemption a client was told of is
  * lost or doubled, nothing is answered 500 or hangs, requests succeed again after the promotion
- * with no restart, and the ledger verifies. Then the old primary rejoins as a standby and the
+ * with no restart, the ledger verifies, and the outbox relay delivers each redemption's pending
+ * credit to the supplier's account once. Then the old primary rejoins as a standby and the
  * service sits idle past its pools' idle timeout: the connections it opens again must find the
  * new primary, not the standby listed first. Last, a planned switchover under the same load.
  *
@@ -241,5 +243,9 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
     }
     const verified = await verifyJournal(check);
     expect(verified.ok).toBe(true);
+    // The outbox relay picked up where it was: each acknowledged redemption's pending credit (a
+    // tell through the outbox) reached the supplier's account once, none lost, none twice.
+    const credited = await balanceOf(a, scheme.supplierDid, 'CARBON', (b) => b.pending === acked.length);
+    expect(credited.pending).toBe(acked.length);
   }
 });
