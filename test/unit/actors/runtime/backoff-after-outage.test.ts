@@ -1,30 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { counterActor } from '../../../../src/actors/counter/index.js';
-import { encodeEntry } from '../../../../src/actors/runtime/entry-codec.js';
-import { MemoryLeaseTable } from '../../../../src/actors/runtime/memory-leases.js';
-import { MemoryMailboxes } from '../../../../src/actors/runtime/memory-mailbox.js';
-import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 import type { BatchCommit, OutageSignal, Slot } from '../../../../src/actors/runtime/ports.js';
-import { Runtime, type RuntimeOptions } from '../../../../src/actors/runtime/runtime.js';
-import { createLogger } from '../../../../src/log.js';
-import { createMetrics } from '../../../../src/metrics.js';
 import { MemorySnapshotStore } from '../../../../src/store/memory-snapshot-store.js';
+import { startCounterWorker, type CounterWorker } from '../../../support/memory-counter-worker.js';
 
 /**
  * A worker's rounds fail for as long as PostgreSQL is down, and its back-off grows with them.
  * When the database watch says it is back, the next round may still fail once (a pooled
  * connection the outage left dead): its retry must come at once, not after the grown delay.
  */
-const options: RuntimeOptions = {
-  partitions: 1,
-  leaseTtlMs: 300,
-  batch: 64,
-  blockMs: 20,
-  maxDeliveries: 100,
-  cacheSize: 1_000,
-  trimEveryMs: 60_000,
-};
-
 /** A store that fails every load and commit while `down`, and `deadAfterReturn` more times after. */
 class OutageStore extends MemorySnapshotStore {
   down = false;
@@ -63,37 +46,18 @@ class Watch implements OutageSignal {
   }
 }
 
-const running: Runtime[] = [];
+const running: CounterWorker[] = [];
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((r) => r.close()));
+  await Promise.all(running.splice(0).map((w) => w.close()));
 });
 
 describe('a worker after a PostgreSQL outage', () => {
   it('retries a round that fails once more after the return at once, not after the back-off the outage grew', async () => {
-    const broker = new MemoryMailboxes();
     const store = new OutageStore();
     const watch = new Watch();
-    const runtime = new Runtime({
-      workerId: 'w',
-      mailboxOf: (type) => broker.mailbox(type, 'w'),
-      leases: new MemoryLeaseTable().forWorker('w', options.leaseTtlMs, ['counter']),
-      store,
-      database: watch,
-      log: createLogger('silent', 'test'),
-      metrics: createMetrics(),
-      actors: [counterActor],
-      options,
-    });
-    running.push(runtime);
-    broker.openReplies('replies');
-    await runtime.start();
-    const answered = (corr: string) => (broker.replies.get('replies') ?? []).some((r) => r.corr === corr && r.ok);
-    const ask = (corr: string) =>
-      broker.send(
-        'counter',
-        partitionOf('k', options.partitions),
-        encodeEntry({ key: 'k', kind: 'add', body: JSON.stringify({ kind: 'add' }), reply: 'replies', corr, ts: 0 }),
-      );
+    const worker = await startCounterWorker({ store, database: watch });
+    running.push(worker);
+    const { ask, answered } = worker;
 
     // Two seconds down under an ask: the rounds fail and the delays grow (25–50 ms up to 0.8–1.6 s).
     store.down = true;
