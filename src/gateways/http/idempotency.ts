@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { withTimeout } from '../../common/with-timeout.js';
 import { seal, unseal } from '../../crypto/sealed.js';
 import { AppError, isAppError } from '../../errors/index.js';
 import type { Sql } from '../../store/db.js';
@@ -98,7 +99,11 @@ export class IdempotencyStore {
     // release failed, or still waits on a connection a failover left hanging): release it now.
     const unreleased = row?.claim ? this.unreleased.get(row.claim) : undefined;
     if (row && row.status === null && unreleased) {
-      await within(RELEASE_WAIT_MS, this.release(unreleased));
+      await withTimeout(
+        this.release(unreleased),
+        RELEASE_WAIT_MS,
+        () => new AppError('UNAVAILABLE', 'PostgreSQL does not answer; retry later', undefined, true),
+      );
       return again();
     }
     // A first request whose process died never finished: after two minutes its claim lapses.
@@ -184,20 +189,3 @@ interface Claim {
 
 /** How long a retry waits for the release of its key's failed claim before it is answered 503. */
 const RELEASE_WAIT_MS = 2_000;
-
-/** The promise's outcome, or a retryable 503 when it has none within `ms`. */
-async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new AppError('UNAVAILABLE', 'PostgreSQL does not answer; retry later', undefined, true)),
-      ms,
-    );
-  });
-  promise.catch(() => undefined); // settled later, with no one waiting
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

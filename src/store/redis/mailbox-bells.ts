@@ -1,3 +1,4 @@
+import { withTimeout } from '../../common/with-timeout.js';
 import { hashSlot } from './hash-slot.js';
 import { bellOf, mailboxOfBell } from './keys.js';
 import { createNodeConnection, type Cluster, type Redis } from './redis.js';
@@ -119,7 +120,7 @@ export class MailboxBells {
       // Given up meanwhile (the partition left, or its slot moved): nothing to listen to here.
       if (this.nodeOf.get(bell) !== node) return;
       listener.bells.add(bell);
-      await withTimeout(listener.conn.ssubscribe(bell), LISTEN_TIMEOUT_MS);
+      await withTimeout(listener.conn.ssubscribe(bell), LISTEN_TIMEOUT_MS, listenLate);
     } catch {
       // The slot moved before the map knew (MOVED), or the node is gone or silent: listened to
       // again at a later read, once the map has been asked again. Until then the block time
@@ -165,7 +166,7 @@ export class MailboxBells {
       });
       listener = made;
     }
-    await withTimeout(listener.connected, LISTEN_TIMEOUT_MS);
+    await withTimeout(listener.connected, LISTEN_TIMEOUT_MS, listenLate);
     if (this.closed) {
       listener.conn.disconnect();
       throw new Error('bells closed');
@@ -176,14 +177,7 @@ export class MailboxBells {
 
 /** How long a listener's connection or subscription may take before it is given up (and retried). */
 const LISTEN_TIMEOUT_MS = 2_000;
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
+const listenLate = () => new Error(`no answer within ${LISTEN_TIMEOUT_MS} ms`);
 
 interface Listener {
   conn: Redis;

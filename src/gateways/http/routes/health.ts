@@ -5,21 +5,14 @@ import { publicReason } from '../../../ledger/public-reason.js';
 import type { Logger } from '../../../log.js';
 import type { Sql } from '../../../store/db.js';
 import type { OutageSignal } from '../../../actors/runtime/ports.js';
+import { withTimeout } from '../../../common/with-timeout.js';
 import { json } from '../reply.js';
 import type { RouteSpec } from '../router.js';
 
 const CHECK_TIMEOUT_MS = 1_500;
 
-function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
-  return Promise.race([
-    p,
-    new Promise<T>((_, reject) =>
-      setTimeout(
-        () => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)),
-        CHECK_TIMEOUT_MS,
-      ).unref(),
-    ),
-  ]);
+function checked<T>(p: Promise<T>, what: string): Promise<T> {
+  return withTimeout(p, CHECK_TIMEOUT_MS, () => new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`));
 }
 
 /**
@@ -29,7 +22,7 @@ function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
  */
 async function check(run: () => Promise<unknown>, what: string, log: Logger | undefined): Promise<string> {
   try {
-    await withTimeout(run(), what);
+    await checked(run(), what);
     return 'ok';
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -120,7 +113,7 @@ export function healthRoute(d: HealthDeps): RouteSpec {
           // The details read PostgreSQL too: while it is down they would only wait to fail.
           d.database?.current() !== undefined
             ? { error: 'PostgreSQL cannot be reached' }
-            : withTimeout(f(), 'detail').catch((e: unknown) => ({
+            : checked(f(), 'detail').catch((e: unknown) => ({
                 error: publicReason(e instanceof Error ? e.message : String(e)),
               })),
         ),
