@@ -19,6 +19,12 @@ export interface HttpContext {
   readonly ip: string;
   /** Fires when the client goes away before the reply. */
   readonly signal: AbortSignal;
+  /**
+   * Fires when the client was answered without its handler (503: the deadline passed or
+   * PostgreSQL went down) while the handler goes on: whatever the handler holds for this request
+   * (an idempotency claim) must not make the client's retry wait for it.
+   */
+  readonly answered: AbortSignal;
   /** The raw body (at most MAX_BODY_BYTES). */
   body(): Promise<Buffer>;
 }

@@ -33,6 +33,15 @@ export class IdempotencyStore {
    * a mark by key kept only the second (traced: the first lapsed after two minutes).
    */
   private readonly unreleased = new Map<string, Claim>();
+  /**
+   * Claims of requests whose client was answered 503 while their handler went on (the deadline
+   * passed, or PostgreSQL went down): a retry of one releases it and runs again, rather than being
+   * told 409 for as long as the handler hangs on a connection a failover left behind (traced: two
+   * minutes, in a switchover). Running again is safe as for any failed try: what a keyed request
+   * does is idempotent by its request id. Only a retry releases them, never the timer: a handler
+   * that finishes after all keeps its answer unless a retry has come.
+   */
+  private readonly abandoned = new Map<string, Claim>();
   private releasing: NodeJS.Timeout | undefined;
 
   constructor(
@@ -60,6 +69,19 @@ export class IdempotencyStore {
     });
     if (!claimed) return this.replay(who.keyId, key, hash, () => this.run(ctx, who, handler));
     const mine = { owner: who.keyId, key, claim };
+    const abandon = () => this.abandoned.set(claim, mine);
+    if (ctx.answered.aborted) abandon();
+    else ctx.answered.addEventListener('abort', abandon, { once: true });
+    try {
+      return await this.answer(ctx, mine, handler);
+    } finally {
+      ctx.answered.removeEventListener('abort', abandon);
+      this.abandoned.delete(claim);
+    }
+  }
+
+  /** Runs the claimed request and keeps its answer, or releases the claim when it failed. */
+  private async answer(ctx: HttpContext, mine: Claim, handler: () => Promise<Reply>): Promise<Reply> {
     let reply: Reply;
     try {
       reply = await handler();
@@ -76,15 +98,16 @@ export class IdempotencyStore {
     else {
       const text = typeof reply.body === 'string' ? reply.body : (reply.body?.toString('utf8') ?? '');
       const kept = `${SEALED}${seal(this.secret, PURPOSE, text)}`;
-      await this
-        .sql`UPDATE idempotency_keys SET status = ${reply.status}, body = ${kept} WHERE owner = ${who.keyId} AND key = ${key}`.catch(
-        async (err: unknown) => {
-          // The answer could not be kept: the retry runs the request again (what it does is
-          // idempotent by its request id: a redemption is answered from its voucher).
-          await this.forget(mine);
-          throw err;
-        },
-      );
+      // Only into its own claim: a retry may have released it (its client was answered 503
+      // meanwhile) and claimed the key anew; that retry keeps its own answer.
+      await this.sql`
+        UPDATE idempotency_keys SET status = ${reply.status}, body = ${kept}
+        WHERE owner = ${mine.owner} AND key = ${mine.key} AND claim = ${mine.claim}`.catch(async (err: unknown) => {
+        // The answer could not be kept: the retry runs the request again (what it does is
+        // idempotent by its request id: a redemption is answered from its voucher).
+        await this.forget(mine);
+        throw err;
+      });
     }
     return reply;
   }
@@ -96,8 +119,9 @@ export class IdempotencyStore {
       SELECT request_hash, status, body, created_at < now() - interval '2 minutes' AS stale, claim
       FROM idempotency_keys WHERE owner = ${owner} AND key = ${key}`;
     // A request of this process made this claim and failed, and it is not released yet (the
-    // release failed, or still waits on a connection a failover left hanging): release it now.
-    const unreleased = row?.claim ? this.unreleased.get(row.claim) : undefined;
+    // release failed, or still waits on a connection a failover left hanging), or its client was
+    // answered 503 while it went on: release it now.
+    const unreleased = row?.claim ? (this.unreleased.get(row.claim) ?? this.abandoned.get(row.claim)) : undefined;
     if (row && row.status === null && unreleased) {
       await withTimeout(
         this.release(unreleased),
@@ -162,6 +186,7 @@ export class IdempotencyStore {
       DELETE FROM idempotency_keys
       WHERE owner = ${c.owner} AND key = ${c.key} AND status IS NULL AND claim = ${c.claim}`;
     this.unreleased.delete(c.claim);
+    this.abandoned.delete(c.claim);
   }
 
   /** Tries the unreleased claims every 250 ms until none is left (a process that dies leaves them to lapse). */

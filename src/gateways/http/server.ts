@@ -83,6 +83,7 @@ export class HttpServer {
     });
     const reqId = requestIdFrom(headers['x-request-id'] ?? '');
     const client = new ClientGone();
+    const answeredEarly = new AbortController();
     res.onAborted(() => client.fire());
 
     const match = this.o.router.match(method, path);
@@ -131,11 +132,12 @@ export class HttpServer {
       get signal() {
         return client.signal;
       },
+      answered: answeredEarly.signal,
       body: () => body,
     };
 
     this.inFlight++;
-    void this.run(ctx, match)
+    void this.run(ctx, match, answeredEarly)
       .then((reply) => this.write(res, ctx, reply, client, started))
       .then((reply) => (reply?.stream ? this.stream(res, ctx, reply.stream, client.signal) : undefined))
       .finally(() => {
@@ -144,7 +146,11 @@ export class HttpServer {
       });
   }
 
-  private async run(ctx: HttpContext, match: ReturnType<Router['match']>): Promise<Reply> {
+  private async run(
+    ctx: HttpContext,
+    match: ReturnType<Router['match']>,
+    answeredEarly: AbortController,
+  ): Promise<Reply> {
     try {
       if (this.draining && !(match.kind === 'found' && match.route.serveWhileDraining)) {
         throw new AppError('SHUTTING_DOWN', 'this process is shutting down; retry', undefined, true);
@@ -163,7 +169,7 @@ export class HttpServer {
       const handled = route.handler(ctx);
       const { deadline } = route;
       if (deadline === 'none' || !(handled instanceof Promise)) return await handled;
-      return await this.withinDeadline(handled, ctx, route, needsDatabase);
+      return await this.withinDeadline(handled, ctx, route, needsDatabase, answeredEarly);
     } catch (err) {
       return errorReply(err, ctx.log);
     }
@@ -172,13 +178,14 @@ export class HttpServer {
   /**
    * The handler's reply, or a 503 once the deadline passes or PostgreSQL goes down: a store that
    * stops answering (a cut network leaves queries waiting with no error) must not hold the client
-   * for ever. The handler goes on; its late reply is dropped.
+   * for ever. The handler goes on (told by `answeredEarly`); its late reply is dropped.
    */
   private withinDeadline(
     handled: Promise<Reply>,
     ctx: HttpContext,
     route: RouteSpec,
     needsDatabase: boolean,
+    answeredEarly: AbortController,
   ): Promise<Reply> {
     const own = typeof route.deadline === 'object' ? route.deadline : undefined;
     const ms = own?.ms ?? this.o.deadlineMs;
@@ -187,6 +194,7 @@ export class HttpServer {
     const late = new Promise<Reply>((resolve, reject) => {
       timer = setTimeout(() => {
         ctx.log.warn({ route: ctx.route, deadlineMs: ms }, 'request deadline passed');
+        answeredEarly.abort();
         if (own) return resolve(own.answer());
         reject(
           new AppError(
@@ -199,7 +207,9 @@ export class HttpServer {
       }, ms);
       if (needsDatabase) {
         unsubscribe = this.o.database?.onChange((down) => {
-          if (down !== undefined) resolve(this.databaseDown(route, down));
+          if (down === undefined) return;
+          answeredEarly.abort();
+          resolve(this.databaseDown(route, down));
         });
       }
     });

@@ -1,29 +1,45 @@
 import { randomUUID } from 'node:crypto';
+import { DirectSecp256k1HdWallet } from '@cosmjs/proto-signing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../../src/hearth.js';
 import { verifyJournal } from '../../../src/ledger/verify.js';
 import { createSql, type Sql } from '../../../src/store/db.js';
 import { adminKey, api, type Api } from '../../support/api.js';
-import { isolated, onCluster, type Isolated } from '../../support/isolated.js';
+import { eventually, isolated, onCluster, type Isolated } from '../../support/isolated.js';
 import { autoFailoverAvailable, startAutoFailover, type AutoFailover } from '../../support/pg-auto-failover.js';
-import { balanceOf } from '../../support/conversion-fixtures.js';
+import {
+  balanceOf,
+  conversionParties,
+  depositToPool,
+  issueToTreasury,
+  stablecoinFromExchange,
+} from '../../support/conversion-fixtures.js';
+import { CometFake } from '../../support/comet-fake.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../../support/voucher-fixtures.js';
 
 /**
  * hearth on pg_auto_failover (a monitor, a primary and its synchronous standby, on loopback),
- * with both nodes in DATABASE_URL. Under signed redemptions with idempotency keys, the primary's
- * machine dies (SIGKILL to its keeper and its postmaster): no redemption a client was told of is
- * lost or doubled, nothing is answered 500 or hangs, requests succeed again after the promotion
- * with no restart, the ledger verifies, and the outbox relay delivers each redemption's pending
- * credit to the supplier's account once. Then the old primary rejoins as a standby and the
- * service sits idle past its pools' idle timeout: the connections it opens again must find the
- * new primary, not the standby listed first. Last, a planned switchover under the same load.
+ * with both nodes in DATABASE_URL. Under signed redemptions and conversions (sagas of seven
+ * steps over the implementer's account, the pool and the conversion), each with its idempotency
+ * key, the primary's machine dies (SIGKILL to its keeper and its postmaster): no redemption or
+ * conversion a client was told of is lost or doubled, no money appears or vanishes, nothing is
+ * answered 500 or hangs, requests succeed again after the promotion with no restart, the ledger
+ * verifies, the outbox relay delivers each redemption's pending credit to the supplier's account
+ * once, and the Cosmos anchoring (on a CometBFT fake) anchors every block once. Then the old
+ * primary rejoins as a standby and the service sits idle past its pools' idle timeout: the
+ * connections it opens again must find the new primary, not the standby listed first. Last, a
+ * planned switchover under the same load.
  *
  * Runs where pg_auto_failover is installed and the tests run as root (`.ci/run` installs it); on
  * CI's Redis Cluster pass it is left out (it tests PostgreSQL, and takes a minute).
  */
 const VOUCHERS = 16;
 const CLIENTS = 16;
+/** Clients converting the implementer's stablecoin to CARBON, one unit at a time, beside them. */
+const CONVERTERS = 4;
+/** The stablecoin the implementer gets, and what it and the pool start with. */
+const USDC = 5_000;
+const POOL = { CARBON: 2_000, USDC: 1_000 };
 const DEADLINE_MS = 10_000;
 
 interface Attempt {
@@ -47,6 +63,13 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
   const vouchers: string[] = [];
   /** Idempotency key → the redemption id its 201 gave, for every redemption a client was told of. */
   const acknowledged = new Map<string, { voucherId: string; id: string }>();
+  /** Idempotency key → the conversion its 201 (or its 202, then read as completed) gave. */
+  const converted = new Map<string, string>();
+  /** Answers a converting client was not expected to get (a refusal of a valid conversion). */
+  const unexpected: string[] = [];
+  let implementer = '';
+  let implementerKey = '';
+  let fake: CometFake;
   let killed = '';
 
   beforeAll(async () => {
@@ -54,23 +77,39 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
     if (!started) throw new Error('pg_auto_failover did not start');
     formation = started;
     env = await isolated();
+    // The ledger anchors each block on a chain (a CometBFT fake outside PostgreSQL, as a real
+    // chain is): a block whose anchoring was under way when the primary died is anchored once.
+    const wallet = await DirectSecp256k1HdWallet.generate(12, { prefix: 'ixo' });
+    fake = await CometFake.start({ address: (await wallet.getAccounts())[0]!.address });
     hearth = await startHearth(
       env.config({
         DATABASE_URL: formation.url,
         HEARTH_ADMIN_KEY: adminKey,
         ACTOR_PARTITIONS: '2',
         REQUEST_DEADLINE_MS: String(DEADLINE_MS),
+        LEDGER_BACKEND: 'cosmos',
+        LEDGER_MNEMONIC: wallet.mnemonic,
+        NETWORK_BLOCKCHAIN_URL: fake.url,
+        LEDGER_BATCH_MS: '200',
       }),
       env.log,
     );
     a = api(hearth.port);
     scheme = await setUpScheme(a);
     for (let i = 0; i < VOUCHERS; i++) vouchers.push(await issueVoucher(a, scheme, `cert-failover-${i}`, 100_000));
+    // The conversions' money: the implementer's stablecoin from an exchange order, the pool's
+    // CARBON from a treasury issuance, both deposited into the pool.
+    ({ implementer, implementerKey } = await conversionParties(a));
+    await stablecoinFromExchange(a, implementerKey, implementer, USDC);
+    await issueToTreasury(a, implementerKey, 'cert-failover-treasury', POOL.CARBON);
+    await balanceOf(a, implementer, 'CARBON', (b) => b.available === POOL.CARBON);
+    await depositToPool(a, implementerKey, POOL, 'failover-seed');
     check = createSql({ url: formation.url, schema: env.schema, max: 2 });
   }, 240_000);
 
   afterAll(async () => {
     await hearth?.close();
+    await fake?.close();
     await check?.end({ timeout: 1 });
     await formation?.stop();
     await env?.cleanup();
@@ -122,6 +161,63 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
   }
 
   /**
+   * Converts one unit of the implementer's stablecoin to CARBON with one key, until its saga is
+   * known completed: retried on 503/504 and while the key's first try is in progress (409
+   * IDEMPOTENCY_IN_PROGRESS), a 202 read at its Location until the saga ends. Any other answer is
+   * a refusal of a valid conversion, kept to fail the test.
+   */
+  async function convertUntilDone(attempts: Attempt[], waits: number[]): Promise<void> {
+    const key = randomUUID();
+    const first = Date.now();
+    for (;;) {
+      const sent = Date.now();
+      const started = performance.now();
+      const r = await a.call('POST', '/v1/conversions/stable-to-carbon', {
+        key: implementerKey,
+        headers: { 'idempotency-key': key },
+        body: { amount: 1, minReceive: 0 },
+      });
+      const body = r.body as { id?: string; status?: string; error?: { code?: string } };
+      const retryAfter = r.headers.get('retry-after');
+      attempts.push({
+        status: r.status,
+        ms: performance.now() - started,
+        code: body.error?.code,
+        retryAfter,
+        sent,
+        key,
+        at: Date.now(),
+      });
+      let id = r.status === 201 ? body.id : undefined;
+      if (r.status === 202 && body.id) {
+        // Still running: its saga goes on without the client (the sweep drives it after a crash).
+        const done = await eventually(
+          async () => (await a.call('GET', `/v1/conversions/${body.id}`, { key: implementerKey })).body,
+          (c: { status?: string; failure?: unknown }) =>
+            c.status === 'completed' || c.status === 'failed' || c.status === 'rejected',
+          60_000,
+        );
+        if (done.status !== 'completed') unexpected.push(`${key}: ${done.status} ${JSON.stringify(done.failure)}`);
+        id = body.id;
+      } else if (
+        r.status !== 201 &&
+        r.status !== 503 &&
+        r.status !== 504 &&
+        body.error?.code !== 'IDEMPOTENCY_IN_PROGRESS'
+      ) {
+        unexpected.push(`${key}: ${r.status} ${JSON.stringify(body)}`);
+        return;
+      }
+      if (id) {
+        converted.set(key, id);
+        waits.push(Date.now() - first);
+        return;
+      }
+      await new Promise((res) => setTimeout(res, retryAfter ? 200 : 100));
+    }
+  }
+
+  /**
    * Redemptions by CLIENTS clients (each retrying its key until answered) around `event`: 3 s
    * before it, then until 201s have come for 5 s after it. What was answered after the event.
    */
@@ -133,6 +229,9 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
     const clients = Array.from({ length: CLIENTS }, async (_, c) => {
       for (let i = 0; !stop; i++) await redeemUntilDone(vouchers[(c + i) % VOUCHERS]!, attempts, waits);
     });
+    const converters = Array.from({ length: CONVERTERS }, async () => {
+      while (!stop) await convertUntilDone(attempts, waits);
+    });
     await new Promise((r) => setTimeout(r, 3_000));
     const eventAt = Date.now();
     await event();
@@ -143,7 +242,7 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
       await new Promise((r) => setTimeout(r, 250));
     }
     stop = true;
-    await Promise.all(clients);
+    await Promise.all([...clients, ...converters]);
 
     const after = attempts.filter((x) => x.at > eventAt);
     // The first redemption both sent and answered after the event (one answered just after it
@@ -158,7 +257,8 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
     process.stdout.write(
       `postgres ${label}: first 201 ${firstOk ? firstOk.at - eventAt : 'never'} ms after it; ` +
         `answers after it: ${JSON.stringify(Object.fromEntries(statuses))}; slowest answer ${Math.round(Math.max(...after.map((x) => x.ms)))} ms; ` +
-        `longest a key waited for its 201 ${Math.max(...waits)} ms\n`,
+        `longest a key waited for its 201 ${Math.max(...waits)} ms; ` +
+        `${acknowledged.size} redemptions and ${converted.size} conversions acknowledged so far\n`,
     );
     expect(firstOk, `no redemption succeeded after the ${label}`).toBeDefined();
     // Each key is answered within seconds of PostgreSQL's return, never after its claim's
@@ -172,7 +272,7 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
     return after;
   }
 
-  it('loses no acknowledged redemption and doubles none when the primary dies under load, answering 503 meanwhile', async () => {
+  it('loses no acknowledged redemption or conversion and doubles none when the primary dies under load, answering 503 meanwhile', async () => {
     await underLoad('failover (primary killed)', async () => {
       killed = (await formation.state()).find((n) => n.reported === 'primary')!.name;
       await formation.kill(killed);
@@ -225,8 +325,14 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
     await expectEveryAcknowledgedOnce();
   }, 300_000);
 
-  /** Every acknowledged redemption is stored once, nothing else is, and the ledger checks out. */
+  /**
+   * Every acknowledged redemption and conversion is stored once, nothing else is, no money was
+   * made or lost, the ledger checks out and every block of it is anchored once.
+   */
   async function expectEveryAcknowledgedOnce(): Promise<void> {
+    expect(unexpected).toEqual([]);
+    await expectConversionsOnce();
+    await expectAnchoredOnce();
     const stored = await check<{ id: string; voucher: string }[]>`
       SELECT record_id AS id, actor_key AS voucher FROM actor_records WHERE actor_type = 'voucher' AND kind = 'redemption'`;
     const counts = new Map<string, number>();
@@ -247,5 +353,47 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
     // tell through the outbox) reached the supplier's account once, none lost, none twice.
     const credited = await balanceOf(a, scheme.supplierDid, 'CARBON', (b) => b.pending === acked.length);
     expect(credited.pending).toBe(acked.length);
+  }
+
+  /**
+   * Each conversion a client was told of completed once (one saga per key, none stored that no
+   * client was told of), and the stablecoin and CARBON between the implementer and the pool add
+   * up to what they started with, nothing held any more.
+   */
+  async function expectConversionsOnce(): Promise<void> {
+    const ids = [...converted.values()];
+    expect(ids.length).toBeGreaterThan(0);
+    expect(new Set(ids).size).toBe(ids.length);
+    const stored = await check<{ key: string; status: string }[]>`
+      SELECT key, status FROM conversion_views WHERE account = ${implementer}`;
+    expect(stored.filter((c) => c.status !== 'completed')).toEqual([]);
+    expect(stored.map((c) => c.key).sort()).toEqual([...ids].sort());
+    const settled = async () => {
+      const account = (await a.call('GET', `/v1/accounts/${encodeURIComponent(implementer)}`)).body.balances;
+      const pool = (await a.call('GET', '/v1/pools/CARBON-USDC', { key: implementerKey })).body.reserves;
+      return { account, pool };
+    };
+    const { account, pool } = await eventually(
+      settled,
+      (s) => s.account.USDC.held === 0 && s.account.CARBON.held === 0,
+    );
+    expect(account.USDC.available + pool.USDC).toBeCloseTo(USDC, 6);
+    expect(account.CARBON.available + pool.CARBON).toBeCloseTo(POOL.CARBON, 6);
+  }
+
+  /** Every block of the journal is anchored, by one accepted transaction each. */
+  async function expectAnchoredOnce(): Promise<void> {
+    const blocks = await eventually(
+      () => check<{ height: string; anchor_status: string; tx_hash: string | null; merkle_root: string }[]>`
+        SELECT height, anchor_status, tx_hash, merkle_root FROM ledger_blocks ORDER BY height`,
+      (bs) => bs.length > 0 && bs.every((b) => b.anchor_status === 'anchored'),
+      60_000,
+    );
+    const accepted = fake.received.filter((t) => t.answeredCode === 0);
+    // One accepted transaction per block, each naming its block's root, and no block twice.
+    const memos = accepted.map((t) => t.body.memo);
+    expect(new Set(memos).size).toBe(memos.length);
+    expect(memos.sort()).toEqual(blocks.map((b) => `hearth block ${b.height} root ${b.merkle_root}`).sort());
+    expect(new Set(accepted.map((t) => t.hash))).toEqual(new Set(blocks.map((b) => b.tx_hash)));
   }
 });

@@ -52,7 +52,7 @@ describe('idempotency claims whose INSERT failed in a failover', () => {
     });
   }
 
-  function context(key: string): HttpContext {
+  function context(key: string, answered = new AbortController().signal): HttpContext {
     return {
       method: 'POST',
       path: '/v1/vouchers/redeem',
@@ -65,6 +65,7 @@ describe('idempotency claims whose INSERT failed in a failover', () => {
       log: createLogger('silent', 'test'),
       ip: '127.0.0.1',
       signal: new AbortController().signal,
+      answered,
       body: () => Promise.resolve(Buffer.from('{"amount":1}')),
     };
   }
@@ -95,5 +96,35 @@ describe('idempotency claims whose INSERT failed in a failover', () => {
     const fourth = await store.run(context(key), who, handler);
     expect(fourth).toMatchObject({ status: 201, headers: { 'Idempotent-Replayed': 'true' } });
     expect(ran).toBe(1);
+  });
+
+  it('answers the retry of a request whose client was told 503 while its handler hangs, instead of 409 until it ends', async () => {
+    const store = new IdempotencyStore(sql, randomBytes(16).toString('hex'));
+    const who = { keyId: `key-${randomUUID()}`, role: 'supplier' as const };
+    const key = randomUUID();
+    // The first try's handler hangs (its connection was left on a demoted primary) until released.
+    let finishFirst: (r: { status: number; body: string }) => void = () => undefined;
+    const hanging = new Promise<{ status: number; body: string }>((r) => (finishFirst = r));
+    let ran = 0;
+    const handler = () => (++ran === 1 ? hanging : Promise.resolve({ status: 201, body: '{"id":"r1","try":2}' }));
+
+    const told503 = new AbortController();
+    const first = store.run(context(key, told503.signal), who, handler);
+    await new Promise((r) => setTimeout(r, 50));
+    // While the first try's client is still waiting, its retry is told the key is in use.
+    await expect(store.run(context(key), who, handler)).rejects.toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS' });
+    // The server answers that client 503 (its deadline passed) and the handler goes on.
+    told503.abort();
+    const retry = await store.run(context(key), who, handler);
+    expect(retry).toMatchObject({ status: 201, body: '{"id":"r1","try":2}' });
+    expect(ran).toBe(2);
+
+    // The first handler ends at last: its answer does not replace the one its retry was given.
+    finishFirst({ status: 201, body: '{"id":"r1","try":1}' });
+    await first;
+    const again = await store.run(context(key), who, handler);
+    expect(again).toMatchObject({ status: 201, headers: { 'Idempotent-Replayed': 'true' } });
+    expect(String(again.body)).toBe('{"id":"r1","try":2}');
+    expect(ran).toBe(2);
   });
 });
