@@ -26,6 +26,16 @@
 // failing every write on the same standby. The failed statement's caller is told as before (hearth
 // answers 503: src/errors/store-unavailable.ts).
 //
+// A fifth: with several hosts, a socket error on a connection still counted as connecting is
+// ignored, so that the connection closes and tries the next host (`error`: `if (connection.queue
+// === queues.connecting && options.host[retries + 1]) return`). But a new connection runs its
+// first statement while still counted as connecting, and an error then (a TCP reset: the server
+// shut down mid-statement, as in a switchover) left that statement's promise unsettled for ever.
+// Seen in hearth's failover test: a commit lane's first statement after a reconnection, with the
+// account and conversion batches it carried and every saga behind them. The guard ignores the
+// error only while no statement runs or waits on the connection (test:
+// test/integration/store/driver-reset-first-query.test.ts).
+//
 // Idempotent; it fails the install loudly if the driver's code no longer looks as expected, so a
 // new release is looked at rather than silently left unguarded.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -76,6 +86,16 @@ const patches = [
     result = new Result()
     connectTimer.cancel()
     if (readOnlyServer) return terminate()
+`,
+  },
+  {
+    mark: 'hearth: socket-error guard',
+    original: `    if (connection.queue === queues.connecting && options.host[retries + 1])
+      return
+`,
+    guarded: `    // hearth: socket-error guard (see hearth's scripts/patch-postgres.mjs)
+    if (connection.queue === queues.connecting && options.host[retries + 1] && !query && sent.length === 0)
+      return
 `,
   },
 ];

@@ -9,6 +9,11 @@ export interface TcpProxy {
    * that silently drops packets, where nothing fails and nothing answers.
    */
   stall(): void;
+  /**
+   * Drops every connection with a TCP reset (the client's socket fails with ECONNRESET, as when
+   * the server's machine or its postmaster dies mid-statement), and forwards new ones as before.
+   */
+  reset(): void;
   /** Accepts and forwards again. */
   restore(): void;
   close(): Promise<void>;
@@ -46,6 +51,10 @@ export async function startProxy(targetHost: string, targetPort: number): Promis
     cut() {
       down = true;
       for (const s of sockets) s.destroy();
+      sockets.clear();
+    },
+    reset() {
+      for (const s of sockets) s.resetAndDestroy();
       sockets.clear();
     },
     stall() {

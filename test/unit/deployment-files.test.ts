@@ -105,6 +105,9 @@ describe('the postgres driver', () => {
       expect(text, file).toContain('hearth: array-types guard');
       expect(text, file).toContain('return fetchArrayTypes().catch(() => { needsTypes = true })');
       expect(text, file).not.toMatch(/return fetchArrayTypes\(\)\n/);
+      // A socket error while the first statement runs fails it (test/integration/store/driver-reset-first-query.test.ts).
+      expect(text, file).toContain('hearth: socket-error guard');
+      expect(text, file).toContain('options.host[retries + 1] && !query && sent.length === 0');
     }
   });
 });
