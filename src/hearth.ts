@@ -29,6 +29,7 @@ import type { Logger } from './log.js';
 import { createMetrics } from './metrics.js';
 import { version } from './version.js';
 import { assertDatabaseReachable, createSql, sessionTarget } from './store/db.js';
+import { pgCommitLane } from './store/commit-lane.js';
 import { DatabaseWatch } from './store/database-watch.js';
 import { migrate } from './store/migrate.js';
 import { createPgSnapshotStore } from './store/snapshot-store.js';
@@ -114,9 +115,9 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     if (config.ROLE !== 'gateway') {
       // The group commit's own connections, one per commit in flight (see GroupCommitter).
       const commitLanes = [1, 2].map(() => {
-        const lane = createSql({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, max: 1 });
-        cleanups.push(() => lane.end({ timeout: 5 }));
-        return createPgSnapshotStore(lane);
+        const lane = pgCommitLane({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA });
+        cleanups.push(() => lane.end());
+        return lane;
       });
       // Deletes of posted tells: one at a time, none waiting for its WAL flush (tell-outbox.ts).
       const forgetSql = createSql({

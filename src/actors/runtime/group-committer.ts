@@ -1,5 +1,24 @@
+import { withTimeout } from '../../common/with-timeout.js';
 import { FencedError, fenceKey, type BatchCommit, type SnapshotStore } from './ports.js';
 import { isDataError } from './round-commit.js';
+
+/**
+ * A lane: a store on a connection of its own. `renew` drops that connection for a new one, after
+ * a commit on it neither ended nor failed (see {@link COMMIT_DEADLINE_MS}).
+ */
+export interface CommitLane extends SnapshotStore {
+  renew?(): void;
+}
+
+/**
+ * How long a commit may go unanswered before its batches are failed as of unknown outcome and its
+ * lane renewed. Found in a PostgreSQL switchover: a lane's statement neither ended nor failed
+ * when the old primary shut down, and the account and conversion batches it held waited for ever
+ * (their workers with them: every conversion stalled, the process could not even close). Failing
+ * them is safe: the round is replayed from its pending entries, and the snapshots' versions make
+ * a commit that did land skip its messages, or refuse the replay's if it lands later still.
+ */
+const COMMIT_DEADLINE_MS = 20_000;
 
 interface Waiting {
   batch: BatchCommit;
@@ -28,9 +47,10 @@ export class GroupCommitter {
 
   constructor(
     /** One store per commit in flight at once, each on its own connection (or one shared pool). */
-    private readonly lanes: readonly SnapshotStore[],
+    private readonly lanes: readonly CommitLane[],
     /** Batches per commit at most. */
     private readonly maxBatches = 64,
+    private readonly deadlineMs = COMMIT_DEADLINE_MS,
   ) {
     if (lanes.length === 0) throw new Error('a group committer needs at least one lane');
     this.busy = lanes.map(() => false);
@@ -53,9 +73,14 @@ export class GroupCommitter {
     });
   }
 
-  private async commitGroup(store: SnapshotStore, group: Waiting[]): Promise<void> {
+  private async commitGroup(store: CommitLane, group: Waiting[]): Promise<void> {
     try {
-      const held = await store.commitMany(group.map((g) => g.batch));
+      const held = await withTimeout(store.commitMany(group.map((g) => g.batch)), this.deadlineMs, () => {
+        store.renew?.();
+        return new Error(
+          `commit unanswered after ${this.deadlineMs} ms; its outcome is unknown, and its connection dropped`,
+        );
+      });
       for (const g of group) {
         if (held.has(fenceKey(g.batch.type, g.batch.partition))) g.resolve();
         else

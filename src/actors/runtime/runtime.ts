@@ -1,6 +1,6 @@
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import { GroupCommitter } from './group-committer.js';
+import { GroupCommitter, type CommitLane } from './group-committer.js';
 import type { BatchCommit, LeaseTable, Mailbox, OutageSignal, SnapshotStore } from './ports.js';
 import { ownerOf } from './assignment.js';
 import { Backoff, sleep } from './backoff.js';
@@ -29,7 +29,7 @@ export interface RuntimeDeps {
    * Stores for the group commit, one per commit in flight, each on a connection of its own (see
    * GroupCommitter). Default: two lanes through `store`.
    */
-  commitLanes?: readonly SnapshotStore[];
+  commitLanes?: readonly CommitLane[];
   log: Logger;
   metrics: Metrics;
   actors: readonly ActorDefinition[];

@@ -8,6 +8,7 @@ import { readRound, topUpAfter } from './read-top-up.js';
 import { applyParts, decodePartition, loadRound, type Applied } from './partition-batch.js';
 import { commitRound, commitThenSettle, isDataError, newOwned, type Owned, type RoundEnv } from './round-commit.js';
 import { SlotCache } from './slot-cache.js';
+import { StallWatch } from './stall-watch.js';
 import type { ActorDefinition } from './types.js';
 import { WriteBehind } from './write-behind.js';
 
@@ -46,6 +47,9 @@ export interface TypeWorkerDeps {
 
 /** Rounds read one entry at a time after a data error (see {@link TypeWorker.isolating}). */
 const ISOLATION_ROUNDS = 50;
+
+/** A stage of the loop that lasts this long is logged as a stall (none should last a lease). */
+const STALL_AFTER_MS = 30_000;
 
 /**
  * The single writer of every partition of one actor type that this worker owns. One blocking
@@ -162,31 +166,41 @@ export class TypeWorker {
     // outage left dead, and its retry must come in milliseconds, not after the seconds that the
     // outage's own failures had grown the delay to.
     const unwatch = this.d.database?.onChange((down) => down === undefined && backoff.reset());
+    const stall = new StallWatch(this.d.log, STALL_AFTER_MS, { actor: this.d.def.type, worker: this.d.workerId });
     await this.d.mailbox.open();
     while (!this.stopping) {
       try {
+        stall.enter('release');
         await this.settleReleases();
         if (this.owned.size === 0) {
+          stall.enter(undefined);
           await new Promise<void>((resolve) => (this.changed = resolve));
           this.changed = undefined;
           continue;
         }
+        stall.enter('prepare');
         await this.prepareNew();
         this.throwIfFailed();
+        stall.enter('settle owed');
         await this.debt.pay(this.d.mailbox);
+        stall.enter('read');
         const read = await this.read();
         if (read.size > 0) {
-          await this.round(read);
+          await this.round(read, stall);
           if (this.isolating > 0) this.isolating--;
         }
+        stall.enter('flush');
         await this.flushDue(false);
+        stall.enter('upkeep');
         await this.upkeep.run(this.owned.values());
         backoff.reset();
       } catch (err) {
         if (this.stopping) break;
+        stall.enter('recover');
         await this.recover(err, backoff);
       }
     }
+    stall.close();
     unwatch?.();
     await this.drainSettles();
     await this.flushDue(true).catch((err: unknown) => {
@@ -279,16 +293,21 @@ export class TypeWorker {
   }
 
   /** Applies every partition's entries, then commits (or, write-behind, replies and holds). */
-  private async round(read: Map<Owned, RawEntry[]>): Promise<void> {
+  private async round(read: Map<Owned, RawEntry[]>, stall: StallWatch): Promise<void> {
     const now = this.d.clock();
     const parts = [...read].map(([o, raw]) => ({ o, cache: o.cache, decoded: decodePartition(o.cache, raw) }));
     // While isolating an entry PostgreSQL refused, write-behind commits round by round too: a
     // flush would merge the one-entry rounds again and never single the entry out.
     if (this.d.def.persistence.mode === 'commit-before-reply' || this.isolating > 0) {
+      stall.enter('load');
       await loadRound(this.d, parts);
-      await this.commitThenSettleLater(await applyParts(this.d, parts, now));
+      stall.enter('apply');
+      const applied = await applyParts(this.d, parts, now);
+      stall.enter('commit');
+      await this.commitThenSettleLater(applied);
       return;
     }
+    stall.enter('apply');
     await this.writeBehind?.applyRound(parts, now);
   }
 

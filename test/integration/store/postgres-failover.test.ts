@@ -384,11 +384,21 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
   /** Every block of the journal is anchored, by one accepted transaction each. */
   async function expectAnchoredOnce(): Promise<void> {
     const blocks = await eventually(
-      () => check<{ height: string; anchor_status: string; tx_hash: string | null; merkle_root: string }[]>`
-        SELECT height, anchor_status, tx_hash, merkle_root FROM ledger_blocks ORDER BY height`,
+      () =>
+        check<
+          {
+            height: string;
+            anchor_status: string;
+            anchor_error: string | null;
+            tx_hash: string | null;
+            merkle_root: string;
+          }[]
+        >`SELECT height, anchor_status, anchor_error, tx_hash, merkle_root FROM ledger_blocks ORDER BY height`,
       (bs) => bs.length > 0 && bs.every((b) => b.anchor_status === 'anchored'),
       60_000,
     );
+    const notAnchored = blocks.filter((b) => b.anchor_status !== 'anchored');
+    expect(notAnchored.map((b) => `block ${b.height}: ${b.anchor_status} (${b.anchor_error})`)).toEqual([]);
     const accepted = fake.received.filter((t) => t.answeredCode === 0);
     // One accepted transaction per block, each naming its block's root, and no block twice.
     const memos = accepted.map((t) => t.body.memo);

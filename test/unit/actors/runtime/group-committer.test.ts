@@ -87,4 +87,33 @@ describe('GroupCommitter (in memory)', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(store.statements).toBe(4);
   });
+
+  it('fails the batches of a commit that never answers after its deadline, renews its lane, and commits on it again', async () => {
+    const memory = new MemorySnapshotStore();
+    // The lane's connection was left on a server that shut down: its statement neither ends nor fails.
+    let hung = true;
+    let renewed = 0;
+    const lane = Object.assign(Object.create(memory) as SnapshotStore, {
+      commitMany: (batches: readonly BatchCommit[]) =>
+        hung ? new Promise<Set<string>>(() => undefined) : memory.commitMany(batches),
+      renew: () => {
+        renewed++;
+        hung = false;
+      },
+    });
+    const committer = new GroupCommitter([lane], 64, 50);
+    const epoch = await memory.takeFence('unit', 0, 'w');
+    const outcomes = await Promise.allSettled([
+      committer.commit(batch(0, epoch, 'a')),
+      committer.commit(batch(0, epoch, 'b')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(
+      /unanswered after 50 ms; its outcome is unknown/,
+    );
+    expect(renewed).toBe(1);
+    // The round is replayed: on the renewed lane, it commits.
+    await committer.commit(batch(0, epoch, 'a'));
+    expect([...(await memory.load('unit', ['a', 'b'])).keys()]).toEqual(['a']);
+  });
 });
