@@ -17,6 +17,9 @@ import {
 import { CometFake } from '../../support/comet-fake.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../../support/voucher-fixtures.js';
 
+/** A decimal amount as shown by the API, equal to `n` to the micro-unit. */
+const closeTo = (n: number) => expect.closeTo(n, 6);
+
 /**
  * hearth on pg_auto_failover (a monitor, a primary and its synchronous standby, on loopback),
  * with both nodes in DATABASE_URL. Under signed redemptions and conversions (sagas of seven
@@ -377,8 +380,21 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
       settled,
       (s) => s.account.USDC.held === 0 && s.account.CARBON.held === 0,
     );
-    expect(account.USDC.available + pool.USDC).toBeCloseTo(USDC, 6);
-    expect(account.CARBON.available + pool.CARBON).toBeCloseTo(POOL.CARBON, 6);
+    // What the completed sagas moved, from their own records (micro-units), against both sides.
+    const [moved] = await check<{ paid: string; received: string }[]>`
+      SELECT coalesce(sum((doc ->> 'amountIn')::numeric), 0) AS paid,
+             coalesce(sum((doc -> 'fill' ->> 'amountOut')::numeric), 0) AS received
+      FROM conversion_views WHERE account = ${implementer} AND status = 'completed'`;
+    const paid = Number(moved!.paid) / 1e6;
+    const received = Number(moved!.received) / 1e6;
+    const sides = {
+      account: { USDC: account.USDC.available, CARBON: account.CARBON.available },
+      pool: { USDC: pool.USDC, CARBON: pool.CARBON },
+    };
+    expect(sides).toEqual({
+      account: { USDC: closeTo(USDC - POOL.USDC - paid), CARBON: closeTo(received) },
+      pool: { USDC: closeTo(POOL.USDC + paid), CARBON: closeTo(POOL.CARBON - received) },
+    });
   }
 
   /** Every block of the journal is anchored, by one accepted transaction each. */
