@@ -36,6 +36,15 @@
 // error only while no statement runs or waits on the connection (test:
 // test/integration/store/driver-reset-first-query.test.ts).
 //
+// A sixth: a socket that fails (ECONNRESET) and then closes. `closed(hadError)` rejected the
+// statements on the connection only when it closed without an error, trusting the error handler
+// to have done it; but a statement handed to the connection between the error and the close (the
+// pool still counted it open) was written to the dead socket and never settled. Reproduced on one
+// host as on several, on the unpatched 3.4.9 too, with a proxy dropping a connection under a client
+// that asks again at once; the likely cause of what hearth's failover test showed after a
+// switchover: a worker stalled in its load, the ledger's anchoring stopped. The guard rejects whatever is on the connection when it
+// closes, error or not (test: test/integration/store/driver-reset-pool.test.ts, which hangs in 2 runs of 3 without it).
+//
 // Idempotent; it fails the install loudly if the driver's code no longer looks as expected, so a
 // new release is looked at rather than silently left unguarded.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -96,6 +105,14 @@ const patches = [
     guarded: `    // hearth: socket-error guard (see hearth's scripts/patch-postgres.mjs)
     if (connection.queue === queues.connecting && options.host[retries + 1] && !query && sent.length === 0)
       return
+`,
+  },
+  {
+    mark: 'hearth: closed-after-error guard',
+    original: `    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))
+`,
+    guarded: `    // hearth: closed-after-error guard (see hearth's scripts/patch-postgres.mjs)
+    if (query || sent.length) error(Errors.connection('CONNECTION_CLOSED', options, socket))
 `,
   },
 ];

@@ -108,6 +108,9 @@ describe('the postgres driver', () => {
       // A socket error while the first statement runs fails it (test/integration/store/driver-reset-first-query.test.ts).
       expect(text, file).toContain('hearth: socket-error guard');
       expect(text, file).toContain('options.host[retries + 1] && !query && sent.length === 0');
+      // A close after a socket error rejects what is on the connection (driver-reset-pool.test.ts).
+      expect(text, file).toContain('hearth: closed-after-error guard');
+      expect(text, file).not.toContain('!hadError && (query || sent.length)');
     }
   });
 });
