@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DirectSecp256k1HdWallet } from '@cosmjs/proto-signing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../../src/hearth.js';
+import { withTimeout } from '../../../src/common/with-timeout.js';
 import { verifyJournal } from '../../../src/ledger/verify.js';
 import { createSql, type Sql } from '../../../src/store/db.js';
 import { adminKey, api, type Api } from '../../support/api.js';
@@ -111,12 +112,16 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
   }, 240_000);
 
   afterAll(async () => {
-    await hearth?.close();
-    await fake?.close();
-    await check?.end({ timeout: 1 });
-    await formation?.stop();
-    await env?.cleanup();
-  }, 120_000);
+    try {
+      // A service that cannot close (a stalled worker) must not leave the formation running.
+      await withTimeout(hearth?.close() ?? Promise.resolve(), 60_000, () => new Error('hearth did not close in 60 s'));
+    } finally {
+      await fake?.close();
+      await check?.end({ timeout: 1 });
+      await formation?.stop();
+      await env?.cleanup();
+    }
+  }, 180_000);
 
   /** One signed redemption of 1 unit, by its idempotency key. */
   async function redeemOnce(voucherId: string, key: string): Promise<Attempt & { id?: string }> {
