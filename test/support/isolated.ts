@@ -62,6 +62,10 @@ export async function isolated(): Promise<Isolated> {
     HOST: '127.0.0.1',
     LEASE_TTL_MS: '1500',
     PIN_ENCRYPTION_KEY: testPinKey,
+    // A loaded CI machine (two cores, a dozen files, six Redis Cluster nodes) has left the watch's
+    // probe unanswered for 500 ms (the default), and a file then saw 503s it was not testing. The
+    // files that test the watch's timing (postgres-outage, postgres-failover) set 500 themselves.
+    DATABASE_PROBE_TIMEOUT_MS: '2000',
     ...overrides,
   });
   return {

@@ -90,6 +90,8 @@ describe.skipIf(!autoFailoverAvailable() || onCluster)('PostgreSQL failover (pg_
         DATABASE_URL: formation.url,
         HEARTH_ADMIN_KEY: adminKey,
         ACTOR_PARTITIONS: '2',
+        // The default, which the harness raises for files that do not test the watch.
+        DATABASE_PROBE_TIMEOUT_MS: '500',
         REQUEST_DEADLINE_MS: String(DEADLINE_MS),
         LEDGER_BACKEND: 'cosmos',
         LEDGER_MNEMONIC: wallet.mnemonic,
