@@ -1,8 +1,9 @@
 import type { Sql } from '../store/db.js';
 import type { BlockAnchor, SignedAnchor } from './anchor-port.js';
+import { blockEntries, rangeOf, type RangeColumns } from './block-entries.js';
 import { publicReason } from './public-reason.js';
 
-interface PendingRow {
+interface PendingRow extends RangeColumns {
   height: string;
   merkle_root: string;
   tx_bytes: Buffer | null;
@@ -26,14 +27,14 @@ export async function anchorPending(
   max = 10,
 ): Promise<number> {
   const pending = await sql<PendingRow[]>`
-    SELECT height, merkle_root, tx_bytes, tx_hash, tx_sequence FROM ledger_blocks
+    SELECT height, merkle_root, tx_bytes, tx_hash, tx_sequence, after_txid, after_entry, last_txid, last_entry
+    FROM ledger_blocks
     WHERE anchor_status = 'pending' ORDER BY height LIMIT ${max}`;
   let anchored = 0;
   for (const b of pending) {
     if (!mayContinue()) break;
     const height = Number(b.height);
-    const leaves = await sql<{ leaf_hash: string }[]>`
-      SELECT leaf_hash FROM ledger_entries WHERE height = ${height} ORDER BY idx`;
+    const leaves = await blockEntries(sql, { height, range: rangeOf(b) });
     const stored: SignedAnchor | undefined =
       b.tx_bytes && b.tx_hash
         ? { txBytes: new Uint8Array(b.tx_bytes), txHash: b.tx_hash, sequence: Number(b.tx_sequence) }
@@ -41,7 +42,7 @@ export async function anchorPending(
     let current = b.tx_hash;
     try {
       const result = await chain.anchor(
-        { height, merkleRoot: b.merkle_root, entries: leaves.map((l) => ({ leafHash: l.leaf_hash })) },
+        { height, merkleRoot: b.merkle_root, entries: leaves.map((l) => ({ leafHash: l.leafHash })) },
         stored,
         async (signed) => {
           const saved = await sql`

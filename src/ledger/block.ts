@@ -27,7 +27,7 @@ export function blockHash(h: BlockHeader): string {
   );
 }
 
-/** An outbox row as the ledger records it: what happened, by which actor, from which message. */
+/** An entry as the ledger records it: what happened, by which actor, from which message. */
 export interface EntrySource {
   id: string;
   actorType: string;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Sql } from '../store/db.js';
+import { blockEntries, rangeOf, type RangeColumns } from './block-entries.js';
 import { inclusionPath, type ProofStep } from './merkle.js';
 
 /** A block as the API shows it. */
@@ -20,7 +21,7 @@ export interface BlockView {
 }
 
 export interface LedgerStatus {
-  /** `degraded` while the writer's last attempt failed (entries wait in the outbox, none is lost). */
+  /** `degraded` while the writer's last attempt failed (entries wait for their block, none is lost). */
   status: 'ok' | 'degraded' | 'stalled';
   height: number;
   queuedEntries: number;
@@ -119,6 +120,8 @@ function view(r: BlockRow): BlockView {
 
 const columns =
   'height, hash, prev_hash, merkle_root, entry_count, created_at, anchor_status, tx_hash, chain_height, anchor_error';
+/** A block's columns and its range (the entries it holds: block-entries.ts). */
+const blockColumns = `${columns}, after_txid, after_entry, last_txid, last_entry`;
 
 /** Reads of the journal for the ledger routes and /health. */
 export class LedgerReads {
@@ -146,23 +149,33 @@ export class LedgerReads {
 
   /** An entry with its block and Merkle path; undefined while it is not in a block yet. */
   async entry(entryId: string): Promise<EntryProof | undefined> {
-    const [e] = await this.sql<{ height: string; idx: number; leaf_hash: string; body: string }[]>`
-      SELECT height, idx, leaf_hash, body FROM ledger_entries WHERE entry_id = ${entryId}`;
+    const [e] = await this.sql<{ height: string | null; txid: string | null }[]>`
+      SELECT height, txid FROM ledger_entries WHERE entry_id = ${entryId}`;
     if (!e) return undefined;
-    const block = await this.block(Number(e.height));
-    if (!block) return undefined;
-    const leaves = await this.sql<{ leaf_hash: string }[]>`
-      SELECT leaf_hash FROM ledger_entries WHERE height = ${e.height} ORDER BY idx`;
+    const [row] =
+      e.height !== null
+        ? await this.sql<(BlockRow & RangeColumns)[]>`
+            SELECT ${this.sql.unsafe(blockColumns)} FROM ledger_blocks WHERE height = ${e.height}`
+        : // The first block whose range ends at or after the entry: its range holds it, if any does.
+          await this.sql<(BlockRow & RangeColumns)[]>`
+            SELECT ${this.sql.unsafe(blockColumns)} FROM ledger_blocks
+            WHERE last_txid IS NOT NULL AND (last_txid, last_entry) >= (${e.txid}::xid8, ${entryId}::bigint)
+            ORDER BY last_txid, last_entry LIMIT 1`;
+    if (!row) return undefined;
+    const entries = await blockEntries(this.sql, { height: Number(row.height), range: rangeOf(row) });
+    const index = entries.findIndex((x) => x.entryId === entryId);
+    const found = entries[index];
+    if (!found) return undefined;
     return {
       entryId,
-      entry: JSON.parse(e.body) as unknown,
-      body: e.body,
-      leafHash: e.leaf_hash,
-      block,
-      index: e.idx,
+      entry: JSON.parse(found.body) as unknown,
+      body: found.body,
+      leafHash: found.leafHash,
+      block: view(row),
+      index,
       merklePath: inclusionPath(
-        leaves.map((l) => l.leaf_hash),
-        e.idx,
+        entries.map((x) => x.leafHash),
+        index,
       ),
     };
   }
@@ -174,10 +187,12 @@ export class LedgerReads {
     return row ? this.entry(String(row.entry_id)) : undefined;
   }
 
-  /** Whether the outbox still holds an entry not yet in a block (a 404 then says "not yet"). */
+  /** Whether an entry is written but not in a block yet (a 404 then says "not yet"). */
   async isQueued(entryId: string): Promise<boolean> {
     const [row] = await this.sql<{ n: number }[]>`
-      SELECT 1 AS n FROM outbox WHERE id = ${entryId} AND topic = 'ledger' AND processed_at IS NULL`;
+      SELECT 1 AS n FROM ledger_entries e, ledger_head h
+      WHERE e.entry_id = ${entryId} AND h.id = 1 AND e.txid IS NOT NULL
+        AND (e.txid, e.entry_id) > (h.cursor_txid, h.cursor_entry)`;
     return row !== undefined;
   }
 
@@ -195,10 +210,13 @@ export class LedgerReads {
       }[]
     >`
       SELECT h.height, coalesce(h.lease_until > now(), false) AS writer, h.last_error, h.last_error_at,
-             (SELECT count(*) FROM outbox WHERE topic = 'ledger' AND processed_at IS NULL) AS queued,
-             (SELECT min(created_at) FROM outbox WHERE topic = 'ledger' AND processed_at IS NULL) AS oldest,
+             q.queued, q.oldest,
              (SELECT count(*) FROM ledger_blocks WHERE anchor_status = 'pending') AS pending
-      FROM ledger_head h WHERE h.id = 1`;
+      FROM ledger_head h
+      CROSS JOIN LATERAL (
+        SELECT count(*) AS queued, min(created_at) AS oldest FROM ledger_entries
+        WHERE txid IS NOT NULL AND (txid, entry_id) > (h.cursor_txid, h.cursor_entry)) q
+      WHERE h.id = 1`;
     if (!row) throw new Error('ledger_head row is missing: run the migrations');
     return {
       // Entries waiting with no writer at all (every worker down, or none deployed) is no "ok".

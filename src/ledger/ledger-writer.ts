@@ -12,7 +12,7 @@ const CLOSE_GRACE_MS = 2_000;
 interface LedgerWriterOptions {
   /** Entries per block at most (LEDGER_BATCH_SIZE). */
   batchSize: number;
-  /** How often the outbox is drained, ms (LEDGER_BATCH_MS): no entry waits longer for its block. */
+  /** How often entries are chained, ms (LEDGER_BATCH_MS): no entry waits longer for its block. */
   batchMs: number;
   /** How long the writer's lease lives without renewal, ms (renewed every third of it). */
   leaseMs: number;
@@ -33,11 +33,11 @@ type Part = 'drain' | 'anchor';
 /**
  * The ledger writer (not an actor: a singleton loop under a lease): one per deployment, wherever its lease is held (every worker process runs
  * one; the others stand by and take over when the holder's lease lapses). A heartbeat keeps the
- * lease; while it is held, one loop drains the outbox's `ledger` entries into journal blocks — a
+ * lease; while it is held, one loop chains the entries not in a block yet into journal blocks — a
  * full block at once, a partial one every `batchMs` — and, on the cosmos backend, a second loop
  * anchors each block in one transaction, so a slow chain never delays the journal. Failures are
  * retried with back-off and recorded in `ledger_head.last_error` for /health; an entry is never
- * dropped (it stays in the outbox until its block commits).
+ * dropped (it waits, written, until its block commits).
  */
 export class LedgerWriter {
   private readonly abort = new AbortController();
@@ -124,7 +124,7 @@ export class LedgerWriter {
     }
   }
 
-  /** Writes blocks until the outbox holds less than a full one. */
+  /** Writes blocks until less than a full one waits. */
   private async drain(): Promise<void> {
     const { sql, log, options, clock } = this.d;
     while (this.mayWrite()) {

@@ -1,6 +1,7 @@
 import {
   FencedError,
   factKey,
+  LEDGER_TOPIC,
   fenceKey,
   type BatchCommit,
   type SnapshotStore,
@@ -125,6 +126,13 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
             AS x(type text, partition int, topic text, key text, msg text, seq int, payload jsonb)
           JOIN fence f ON f.type = x.type AND f.partition = x.partition
           RETURNING 1
+        ), led AS (
+          INSERT INTO ledger_entries (actor_type, actor_key, msg_id, seq, payload, ref)
+          SELECT x.type, x.key, x.msg, x.seq, x.payload, x.payload ->> 'ref'
+          FROM jsonb_to_recordset(${doc.ledger}::text::jsonb)
+            AS x(type text, partition int, key text, msg text, seq int, payload jsonb)
+          JOIN fence f ON f.type = x.type AND f.partition = x.partition
+          RETURNING 1
         ), rec AS (
           INSERT INTO actor_records (actor_type, actor_key, kind, record_id, msg_id, body)
           SELECT x.type, x.key, x.kind, x.id, x.msg, x.body
@@ -137,6 +145,7 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
                CASE WHEN (SELECT count(*) FROM snap) <> (SELECT count(*) FROM input)
                     THEN hearth_abort('a snapshot did not advance (written by another owner)') END AS guard,
                (SELECT count(*) FROM ob) AS outboxed,
+               (SELECT count(*) FROM led) AS ledgered,
                (SELECT count(*) FROM rec) AS recorded`.catch((err: unknown) => {
         if (err instanceof Error && err.message.includes('hearth commit aborted')) throw new FencedError(err.message);
         throw err;
@@ -176,10 +185,10 @@ function factWrites(sql: Sql, facts: string, deletes: boolean): ReturnType<Sql['
         )`;
 }
 
-/** A group commit as five JSON documents (arrays of rows), one per list the statement unpacks. */
+/** A group commit as six JSON documents (arrays of rows), one per list the statement unpacks. */
 function commitDocument(
   batches: readonly BatchCommit[],
-): Record<'batches' | 'snapshots' | 'outbox' | 'records' | 'facts', string> {
+): Record<'batches' | 'snapshots' | 'outbox' | 'ledger' | 'records' | 'facts', string> {
   const fenced = batches.map((b) => ({ type: b.type, partition: b.partition, epoch: b.epoch }));
   const snapshots = batches.flatMap((b) =>
     [...b.dirty].map(([key, slot]) => ({
@@ -191,16 +200,31 @@ function commitDocument(
       state: slot.state ?? null,
     })),
   );
+  // Ledger entries are written once, where they stay (migration 026); the outbox keeps the tells.
   const outbox = batches.flatMap((b) =>
-    b.outbox.map((o) => ({
-      type: b.type,
-      partition: b.partition,
-      topic: o.topic,
-      key: o.key,
-      msg: o.msgId,
-      seq: o.seq,
-      payload: o.payload ?? null,
-    })),
+    b.outbox
+      .filter((o) => o.topic !== LEDGER_TOPIC)
+      .map((o) => ({
+        type: b.type,
+        partition: b.partition,
+        topic: o.topic,
+        key: o.key,
+        msg: o.msgId,
+        seq: o.seq,
+        payload: o.payload ?? null,
+      })),
+  );
+  const ledger = batches.flatMap((b) =>
+    b.outbox
+      .filter((o) => o.topic === LEDGER_TOPIC)
+      .map((o) => ({
+        type: b.type,
+        partition: b.partition,
+        key: o.key,
+        msg: o.msgId,
+        seq: o.seq,
+        payload: o.payload ?? null,
+      })),
   );
   const records = batches.flatMap((b) =>
     (b.records ?? []).map((r) => ({
@@ -221,6 +245,7 @@ function commitDocument(
     facts: JSON.stringify(facts),
     snapshots: JSON.stringify(snapshots),
     outbox: JSON.stringify(outbox),
+    ledger: JSON.stringify(ledger),
     records: JSON.stringify(records),
   };
 }

@@ -220,6 +220,9 @@ export interface LeaseTable {
 /** The outbox topic of messages from one actor to another (tell-effect.ts, outbox-relay.ts). */
 export const TELL_TOPIC = 'tell';
 
+/** The topic of an effect that is a ledger entry (ledger-effect.ts): written to ledger_entries, not the outbox. */
+export const LEDGER_TOPIC = 'ledger';
+
 /** Who wrote a tell: its outbox row's identity (unique), the same before and after its commit. */
 export interface TellSender {
   type: string;

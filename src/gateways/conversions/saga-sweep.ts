@@ -112,12 +112,10 @@ interface Fill {
   amountOut: string;
 }
 
-/** The fill the pool recorded for a swap step: in a ledger block, or still in the outbox. */
+/** The fill the pool recorded for a swap step, in its ledger entry (written once, or stored with its block before). */
 async function fillOf(tx: Sql | TransactionSql, step: string): Promise<Fill | undefined> {
   const [row] = await tx<{ fill: Fill }[]>`
-    SELECT (body::jsonb -> 'payload' -> 'fill') AS fill FROM ledger_entries WHERE ref = ${step}
-    UNION ALL
-    SELECT payload -> 'fill' FROM outbox WHERE topic = 'ledger' AND payload ->> 'ref' = ${step}
+    SELECT coalesce(payload, body::jsonb -> 'payload') -> 'fill' AS fill FROM ledger_entries WHERE ref = ${step}
     LIMIT 1`;
   return row?.fill ?? undefined;
 }

@@ -1,13 +1,14 @@
 import { DirectSecp256k1HdWallet } from '@cosmjs/proto-signing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../../src/hearth.js';
+import { blockEntries, rangeOf, type RangeColumns } from '../../../src/ledger/block-entries.js';
 import { MsgSubmitClaimCodec } from '../../../src/ledger/cosmos/ixo-messages.js';
 import { verifyJournal } from '../../../src/ledger/verify.js';
 import { adminKey, api } from '../../support/api.js';
 import { CometFake } from '../../support/comet-fake.js';
 import { eventually, isolated, type Isolated } from '../../support/isolated.js';
 
-/** The ledger actor on the cosmos backend, end to end: outbox → journal block → one tx on the fake chain. */
+/** The ledger actor on the cosmos backend, end to end: entries → journal block → one tx on the fake chain. */
 describe('ledger: the cosmos backend through the ledger actor', () => {
   let env: Isolated;
   let fake: CometFake;
@@ -30,13 +31,14 @@ describe('ledger: the cosmos backend through the ledger actor', () => {
     );
 
   const enqueue = (from: number, n: number) => env.sql`
-    INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
-    SELECT 'ledger', 'voucher', 'v-1', i || '-0', 0, jsonb_build_object('type', 'voucher.redeemed', 'n', i)
+    INSERT INTO ledger_entries (actor_type, actor_key, msg_id, seq, payload)
+    SELECT 'voucher', 'v-1', i || '-0', 0, jsonb_build_object('type', 'voucher.redeemed', 'n', i)
     FROM generate_series(${from}::int, ${from + n - 1}::int) AS i`;
 
   const blocks = () =>
-    env.sql<{ height: string; anchor_status: string; tx_hash: string | null; merkle_root: string }[]>`
-      SELECT height, anchor_status, tx_hash, merkle_root FROM ledger_blocks ORDER BY height`;
+    env.sql<({ height: string; anchor_status: string; tx_hash: string | null; merkle_root: string } & RangeColumns)[]>`
+      SELECT height, anchor_status, tx_hash, merkle_root, after_txid, after_entry, last_txid, last_entry
+      FROM ledger_blocks ORDER BY height`;
 
   beforeAll(async () => {
     env = await isolated();
@@ -80,12 +82,11 @@ describe('ledger: the cosmos backend through the ledger actor', () => {
     expect(accepted.map((t) => t.hash).sort()).toEqual(rows.map((b) => b.tx_hash).sort());
     for (const b of rows) {
       const tx = accepted.find((t) => t.hash === b.tx_hash)!;
-      const leaves = await env.sql<{ leaf_hash: string }[]>`
-        SELECT leaf_hash FROM ledger_entries WHERE height = ${b.height} ORDER BY idx`;
+      const leaves = await blockEntries(env.sql, { height: Number(b.height), range: rangeOf(b) });
       const body = tx.body;
       expect(body.memo).toBe(`hearth block ${b.height} root ${b.merkle_root}`);
       expect(body.messages.map((m) => MsgSubmitClaimCodec.decode(m.value).claimId)).toEqual(
-        leaves.map((l) => l.leaf_hash),
+        leaves.map((l) => l.leafHash),
       );
     }
     expect(accepted.map((t) => t.sequence)).toEqual([0, 1, 2]);

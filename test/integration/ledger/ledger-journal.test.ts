@@ -6,7 +6,8 @@ import { startHearth, type Hearth } from '../../../src/hearth.js';
 import { verifyInclusion, type ProofStep } from '../../../src/ledger/merkle.js';
 import { verifyJournal } from '../../../src/ledger/verify.js';
 import { adminKey, api, type Api } from '../../support/api.js';
-import { countOf, eventually, isolated, type Isolated } from '../../support/isolated.js';
+import { eventually, isolated, type Isolated } from '../../support/isolated.js';
+import { journalEntries, unchainedEntries } from '../../support/ledger-records.js';
 import { issueVoucher, setUpScheme, type Scheme } from '../../support/voucher-fixtures.js';
 
 const BATCH = 64;
@@ -53,9 +54,12 @@ describe('ledger: the journal backend', () => {
     await env.cleanup();
   });
 
-  const queued = (): Promise<number> =>
-    countOf(env.sql<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM outbox WHERE topic = 'ledger' AND processed_at IS NULL`);
+  const queued = (): Promise<number> => unchainedEntries(env.sql);
+  /** A block's entry rows, as stored (written once: the rows in its range). */
+  const rowsOf = (height: number) => env.sql<Record<string, unknown>[]>`
+    SELECT e.* FROM ledger_entries e JOIN ledger_blocks b ON b.height = ${height}
+    WHERE (e.txid, e.entry_id) > (b.after_txid, b.after_entry) AND (e.txid, e.entry_id) <= (b.last_txid, b.last_entry)
+    ORDER BY e.txid, e.entry_id`;
 
   it('puts the entries of 1,000 concurrent operations in blocks with no gap and no duplicate', async () => {
     const voucherId = await issueVoucher(a, s, 'cert-ledger', 1000);
@@ -71,26 +75,27 @@ describe('ledger: the journal backend', () => {
     await eventually(queued, (n) => n === 0);
 
     // Every operation's entry is in exactly one block, and nothing else is.
-    const bodies = await env.sql<{ entry_id: string; body: string }[]>`SELECT entry_id, body FROM ledger_entries`;
+    const bodies = (await journalEntries(env.sql)).map((e) => ({ entry_id: e.entryId, body: e.body }));
     const payloads = bodies.map((b) => (JSON.parse(b.body) as { payload: { type: string; id?: string } }).payload);
     const redeemed = payloads.filter((p) => p.type === 'voucher.redeemed').map((p) => p.id);
     expect(redeemed.sort()).toEqual(results.map((r) => r.body.id as string).sort());
     expect(payloads.filter((p) => p.type === 'voucher.issued')).toHaveLength(1);
     expect(bodies).toHaveLength(1001);
     expect(new Set(bodies.map((b) => b.entry_id)).size).toBe(1001);
-    // Heights run 1..n without a gap; indexes 0..k-1 within each block; no block over the batch size.
-    const blocks = await env.sql<{ height: string; entry_count: number; n: number; max_idx: number }[]>`
-      SELECT b.height, b.entry_count, count(e.*)::int AS n, max(e.idx) AS max_idx
-      FROM ledger_blocks b JOIN ledger_entries e USING (height) GROUP BY b.height ORDER BY b.height`;
+    // Heights run 1..n without a gap; each block holds what its header says, no more than the batch size.
+    const blocks = await env.sql<{ height: string; entry_count: number }[]>`
+      SELECT height, entry_count FROM ledger_blocks ORDER BY height`;
     expect(blocks.map((b) => Number(b.height))).toEqual(blocks.map((_, i) => i + 1));
     for (const b of blocks) {
-      expect(b.n).toBe(b.entry_count);
-      expect(b.max_idx).toBe(b.n - 1);
-      expect(b.n).toBeLessThanOrEqual(BATCH);
+      const n = (await rowsOf(Number(b.height))).length;
+      expect(n).toBe(b.entry_count);
+      expect(n).toBeLessThanOrEqual(BATCH);
     }
+    // The blocks' ranges hold every entry once: together they hold all 1,001.
+    expect(blocks.reduce((sum, b) => sum + b.entry_count, 0)).toBe(1001);
     expect(blocks.length).toBeGreaterThanOrEqual(Math.ceil(1001 / BATCH));
     expect(await queued()).toBe(0);
-    // Each entry's body names the outbox row it came from.
+    // Each entry's body names the entry row it was computed from.
     expect(bodies.every((b) => (JSON.parse(b.body) as { entryId: string }).entryId === b.entry_id)).toBe(true);
     expect(await verifyJournal(env.sql)).toMatchObject({ ok: true, blocks: blocks.length, entries: 1001 });
   });
@@ -111,8 +116,7 @@ describe('ledger: the journal backend', () => {
     const one = await a.call('GET', `/v1/ledger/blocks/${newest.height}`, { key: regulatorKey });
     expect(one.body).toEqual(newest);
 
-    const [row] = await env.sql<{ entry_id: string }[]>`
-      SELECT entry_id FROM ledger_entries WHERE height = 3 ORDER BY idx OFFSET 5 LIMIT 1`;
+    const row = (await rowsOf(3))[5] as { entry_id: string } | undefined;
     const proof = await a.call('GET', `/v1/ledger/entries/${row?.entry_id}`, { key: regulatorKey });
     expect(proof.status).toBe(200);
     expect(proof.body).toMatchObject({ entryId: row?.entry_id, index: 5, block: { height: 3 } });
@@ -168,14 +172,21 @@ describe('ledger: the journal backend', () => {
     expect(clean.code).toBe(0);
 
     // Change one amount in one entry of block 4.
-    const [victim] = await env.sql<{ entry_id: string; body: string }[]>`
-      SELECT entry_id, body FROM ledger_entries WHERE height = 4 ORDER BY idx LIMIT 1`;
-    await env.sql`UPDATE ledger_entries SET body = ${victim!.body.replace('"amount":1', '"amount":100')}
-                  WHERE entry_id = ${victim!.entry_id}`;
+    const victim = (await rowsOf(4))[0] as { entry_id: string; payload: { amount: number } };
+    await env.sql`UPDATE ledger_entries SET payload = jsonb_set(payload, '{amount}', '100')
+                  WHERE entry_id = ${victim.entry_id}`;
     const altered = await ledgerVerify(env);
     expect(altered.code).toBe(1);
-    expect(altered.out).toContain('FAILED at block 4');
-    await env.sql`UPDATE ledger_entries SET body = ${victim!.body} WHERE entry_id = ${victim!.entry_id}`;
+    expect(altered.out).toContain('FAILED at block 4: merkle_root does not match its entries');
+    await env.sql`UPDATE ledger_entries SET payload = ${env.sql.json(victim.payload)} WHERE entry_id = ${victim.entry_id}`;
+
+    // Drop one entry of block 5 (its range then holds one less).
+    const [dropped] = await rowsOf(5);
+    await env.sql`DELETE FROM ledger_entries WHERE entry_id = ${dropped!.entry_id as string}`;
+    const missing = await ledgerVerify(env);
+    expect(missing.code).toBe(1);
+    expect(missing.out).toContain('FAILED at block 5');
+    await env.sql`INSERT INTO ledger_entries ${env.sql(dropped!)}`;
 
     // Move block 6's time by a second: its header no longer hashes to its hash.
     await env.sql`UPDATE ledger_blocks SET created_at = created_at + interval '1 second' WHERE height = 6`;
@@ -186,8 +197,8 @@ describe('ledger: the journal backend', () => {
 
     // Remove block 8 and its entries: the chain has a gap there.
     const block8 = await env.sql`SELECT * FROM ledger_blocks WHERE height = 8`;
-    const entries8 = await env.sql`SELECT * FROM ledger_entries WHERE height = 8`;
-    await env.sql`DELETE FROM ledger_entries WHERE height = 8`;
+    const entries8 = await rowsOf(8);
+    await env.sql`DELETE FROM ledger_entries WHERE entry_id IN ${env.sql(entries8.map((e) => e.entry_id as string))}`;
     await env.sql`DELETE FROM ledger_blocks WHERE height = 8`;
     const gap = await ledgerVerify(env);
     expect(gap.code).toBe(1);
@@ -207,11 +218,13 @@ describe('ledger: the journal backend', () => {
     // Truncate: drop the last block and move the head back. The chain alone still checks out...
     const last = Number(height);
     const block = await env.sql`SELECT * FROM ledger_blocks WHERE height = ${last}`;
-    const entries = await env.sql`SELECT * FROM ledger_entries WHERE height = ${last}`;
-    const [prev] = await env.sql<{ hash: string }[]>`SELECT hash FROM ledger_blocks WHERE height = ${last - 1}`;
-    await env.sql`DELETE FROM ledger_entries WHERE height = ${last}`;
+    const entries = await rowsOf(last);
+    const [prev] = await env.sql<{ hash: string; last_txid: string; last_entry: string }[]>`
+      SELECT hash, last_txid, last_entry FROM ledger_blocks WHERE height = ${last - 1}`;
+    await env.sql`DELETE FROM ledger_entries WHERE entry_id IN ${env.sql(entries.map((e) => e.entry_id as string))}`;
     await env.sql`DELETE FROM ledger_blocks WHERE height = ${last}`;
-    await env.sql`UPDATE ledger_head SET height = ${last - 1}, hash = ${prev!.hash}`;
+    await env.sql`UPDATE ledger_head SET height = ${last - 1}, hash = ${prev!.hash},
+                    cursor_txid = ${prev!.last_txid}::xid8, cursor_entry = ${prev!.last_entry}`;
     try {
       expect((await ledgerVerify(env)).code).toBe(0);
       // ...but not against the checkpoint.
@@ -221,7 +234,8 @@ describe('ledger: the journal backend', () => {
     } finally {
       await env.sql`INSERT INTO ledger_blocks ${env.sql(block[0]!)}`;
       await env.sql`INSERT INTO ledger_entries ${env.sql(entries as unknown as Record<string, unknown>[])}`;
-      await env.sql`UPDATE ledger_head SET height = ${last}, hash = ${checkpoint.split(':')[1]!}`;
+      await env.sql`UPDATE ledger_head SET height = ${last}, hash = ${checkpoint.split(':')[1]!},
+                      cursor_txid = ${block[0]!.last_txid as string}::xid8, cursor_entry = ${block[0]!.last_entry as string}`;
     }
     expect((await ledgerVerify(env, checkpoint)).code).toBe(0);
     const wrong = await ledgerVerify(env, `${last}:${'0'.repeat(64)}`);
@@ -230,18 +244,18 @@ describe('ledger: the journal backend', () => {
     expect((await ledgerVerify(env, 'garbage')).code).toBe(2);
   });
 
-  it('answers LEDGER_ENTRY_PENDING for an entry still waiting in the outbox', async () => {
+  it('answers LEDGER_ENTRY_PENDING for an entry written but not in a block yet', async () => {
     const gateway = await startHearth(
       env.config({ ROLE: 'gateway', HEARTH_ADMIN_KEY: adminKey, ACTOR_PARTITIONS: '4' }),
       env.log,
     );
     try {
-      // With no worker running, nothing writes blocks: the entry stays in the outbox.
+      // With no worker running, nothing writes blocks: the entry waits for one.
       await hearth.close();
-      const [row] = await env.sql<{ id: string }[]>`
-        INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
-        VALUES ('ledger', 'voucher', 'v-pending', '1-0', 0, '{"type":"test"}') RETURNING id`;
-      const res = await api(gateway.port).call('GET', `/v1/ledger/entries/${row?.id}`, { key: regulatorKey });
+      const [row] = await env.sql<{ entry_id: string }[]>`
+        INSERT INTO ledger_entries (actor_type, actor_key, msg_id, seq, payload)
+        VALUES ('voucher', 'v-pending', '1-0', 0, '{"type":"test"}') RETURNING entry_id`;
+      const res = await api(gateway.port).call('GET', `/v1/ledger/entries/${row?.entry_id}`, { key: regulatorKey });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('LEDGER_ENTRY_PENDING');
     } finally {

@@ -17,8 +17,8 @@ describe('ledger: writers racing, and the writer state in ledger_head', () => {
   });
 
   const enqueue = (from: number, n: number) => env.sql`
-    INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
-    SELECT 'ledger', 'survey', 's-' || (i % 7), i || '-0', 0, jsonb_build_object('type', 'survey.created', 'n', i)
+    INSERT INTO ledger_entries (actor_type, actor_key, msg_id, seq, payload)
+    SELECT 'survey', 's-' || (i % 7), i || '-0', 0, jsonb_build_object('type', 'survey.created', 'n', i)
     FROM generate_series(${from}::int, ${from + n - 1}::int) AS i`;
 
   it('never forks the chain when writers append at the same time (the head row serializes them)', async () => {
@@ -36,8 +36,45 @@ describe('ledger: writers racing, and the writer state in ledger_head', () => {
     expect(rounds.reduce((x, y) => x + y, 0)).toBe(Math.ceil(2_000 / 37));
   });
 
+  it('never passes over an entry of a transaction still open when later entries committed', async () => {
+    const [{ height: before } = { height: '0' }] = await env.sql<{ height: string }[]>`SELECT height FROM ledger_head`;
+    // A commit that takes its entry id first and commits last: its id is below one already
+    // committed. A writer going by ids alone would chain the later one and skip this one for good.
+    const slow = await env.sql.reserve();
+    try {
+      await slow`BEGIN`;
+      const [early] = await slow<{ entry_id: string }[]>`
+        INSERT INTO ledger_entries (actor_type, actor_key, msg_id, seq, payload)
+        VALUES ('survey', 'slow', '1-0', 0, '{"type":"survey.created"}') RETURNING entry_id`;
+      const [late] = await env.sql<{ entry_id: string }[]>`
+        INSERT INTO ledger_entries (actor_type, actor_key, msg_id, seq, payload)
+        VALUES ('survey', 'fast', '1-0', 0, '{"type":"survey.created"}') RETURNING entry_id`;
+      expect(BigInt(early!.entry_id)).toBeLessThan(BigInt(late!.entry_id));
+      // While the first is open, nothing after it is chained.
+      expect(await appendBlock(env.sql, { maxEntries: 100, now: new Date(), anchor: false })).toBeUndefined();
+      await slow`COMMIT`;
+      // Then both, the first one's first (another file's open transaction may hold one back a moment).
+      let chained = 0;
+      await eventually(
+        async () => {
+          chained += (await appendBlock(env.sql, { maxEntries: 100, now: new Date(), anchor: false }))?.entryCount ?? 0;
+          return chained;
+        },
+        (n) => n === 2,
+      );
+      const reads = new LedgerReads(env.sql);
+      const [first, second] = [await reads.entry(early!.entry_id), await reads.entry(late!.entry_id)];
+      expect(first?.block.height).toBeGreaterThan(Number(before));
+      expect([first?.entry, second?.entry]).toMatchObject([{ actor: { key: 'slow' } }, { actor: { key: 'fast' } }]);
+      expect(await verifyJournal(env.sql)).toMatchObject({ ok: true, entries: 2_002 });
+    } finally {
+      slow.release();
+    }
+  });
+
   it('clears a failure recorded by an earlier process once it writes again', async () => {
     await env.sql`UPDATE ledger_head SET last_error = 'chain unreachable (from a process that died)', last_error_at = now()`;
+    const [{ height: before } = { height: '0' }] = await env.sql<{ height: string }[]>`SELECT height FROM ledger_head`;
     await enqueue(10_000, 5);
     const actor = new LedgerWriter({
       sql: env.sql,
@@ -55,7 +92,7 @@ describe('ledger: writers racing, and the writer state in ledger_head', () => {
           )[0],
         (h) => h?.last_error === null,
       );
-      expect(Number(head?.height)).toBe(Math.ceil(2_000 / 37) + 1);
+      expect(Number(head?.height)).toBe(Number(before) + 1);
     } finally {
       await actor.close();
     }

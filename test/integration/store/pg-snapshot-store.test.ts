@@ -67,9 +67,9 @@ describe('PostgreSQL commit: outbox rows and records', () => {
     await expect(store.commit(applied)).rejects.toThrow(/did not advance/);
     const next = await store.takeFence(type, 0, 'w2');
     await expect(store.commit({ ...applied, epoch: next })).rejects.toThrow(/did not advance/);
-    const [counts] = await env.sql<{ outbox: number; records: number }[]>`
-      SELECT (SELECT count(*)::int FROM outbox WHERE actor_type = ${type}) AS outbox,
+    const [counts] = await env.sql<{ ledger: number; records: number }[]>`
+      SELECT (SELECT count(*)::int FROM ledger_entries WHERE actor_type = ${type}) AS ledger,
              (SELECT count(*)::int FROM actor_records WHERE actor_type = ${type}) AS records`;
-    expect(counts).toEqual({ outbox: 1, records: 1 });
+    expect(counts).toEqual({ ledger: 1, records: 1 });
   });
 });

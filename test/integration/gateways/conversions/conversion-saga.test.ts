@@ -72,8 +72,7 @@ describe('conversion saga on the runtime', () => {
     // The fill's movement reaches the ledger; the refusals write none.
     const entries = await eventually(
       () => env.sql<Array<{ step: string }>>`
-        SELECT body::jsonb->'payload'->>'step' AS step FROM ledger_entries
-        WHERE body::jsonb->'payload'->>'type' = 'conversion.swapped'`,
+        SELECT payload->>'step' AS step FROM ledger_entries WHERE payload->>'type' = 'conversion.swapped'`,
       (rows) => rows.length >= 1,
     );
     expect(entries.map((e) => e.step)).toEqual(['a1:swap']);

@@ -44,7 +44,7 @@ describe('redemptions under concurrency, across worker processes', () => {
       headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
     });
 
-  /** The redemptions on the ledger's way: in the outbox, or already in a journal block. */
+  /** The redemptions on the ledger: in a journal block, or waiting for one. */
   async function ledgerRedemptions(voucherId: string): Promise<string[]> {
     const records = await ledgerRecords(env.sql, { actorType: 'voucher', type: 'voucher.redeemed' });
     return records.filter((r) => r.actorKey === voucherId).map((r) => String(r.payload.id));

@@ -374,7 +374,7 @@ describe('vouchers (spec 000)', () => {
       }
     });
 
-    it('puts a ledger entry in the outbox (or, once written, the journal) for every issue and redemption', async () => {
+    it('writes a ledger entry (in a block or waiting for one) for every issue and redemption', async () => {
       const records = await ledgerRecords(env.sql, { actorType: 'voucher' });
       const n = records.filter((r) => ['voucher.issued', 'voucher.redeemed'].includes(String(r.payload.type))).length;
       expect(n).toBe(3 + 2); // cert-1, cert-2, cert-exp issued; two redemptions of cert-2's voucher
