@@ -3,7 +3,7 @@ import { cpuMeter } from './cpu.js';
 import type { BenchEnv } from './env.js';
 
 /**
- * Waits until the run's ledger has caught up with its outbox: the voucher suites leave tens of
+ * Waits until the run's ledger has chained every entry written: the voucher suites leave tens of
  * thousands of ledger entries behind them, and a suite measured while the worker and PostgreSQL
  * still work them off was measured ~30% slow (USSD here). Gives up after `maxMs`, saying so.
  */
@@ -18,12 +18,14 @@ export async function untilLedgerCaughtUp(
     for (let shown = 0; ;) {
       const [row] = await sql<
         { n: string }[]
-      >`SELECT count(*) AS n FROM ${sql(env.schema)}.outbox WHERE topic = 'ledger' AND processed_at IS NULL`;
+      >`SELECT count(*) AS n FROM ${sql(env.schema)}.ledger_entries e, ${sql(env.schema)}.ledger_head h
+         WHERE h.id = 1 AND e.txid IS NOT NULL AND (e.txid, e.entry_id) > (h.cursor_txid, h.cursor_entry)`;
       const left = Number(row?.n ?? 0);
       if (left === 0) return;
-      if (Date.now() - started > maxMs) return progress(`  ${left} outbox entries still waiting; measuring anyway`);
+      if (Date.now() - started > maxMs)
+        return progress(`  ${left} ledger entries still waiting for their block; measuring anyway`);
       if (Date.now() - shown > 5_000) {
-        progress(`  waiting for the ledger: ${left} outbox entries left`);
+        progress(`  waiting for the ledger: ${left} entries left to chain`);
         shown = Date.now();
       }
       await new Promise((r) => setTimeout(r, 250));

@@ -10,7 +10,7 @@ export function renderConversions(
   return `## Token conversion: swaps through one pool, conversion sagas over 1,000 accounts
 
 Swaps are asked straight of the one pool actor (it serialises every swap, so this is the flow's
-ceiling; each answer is a fill, its ledger entry in the outbox, the pool's snapshot of its
+ceiling; each answer is a fill, its ledger entry, the pool's snapshot of its
 reserves, and the swap's outcome as a fact beside it). A conversion is the whole saga: the start, then a hold on the trader's
 account, the swap, and the capture, each answered by a tell through the outbox relay (six tells,
 seven actor steps, each committed before the next is sent); it is counted when its read model

@@ -78,7 +78,7 @@ ${rows.join('\n')}
 ## Vouchers: redemptions through the voucher actor
 
 Each redemption is an ask to the voucher actor: the redemption rules on its state, a new
-snapshot and a ledger entry in the outbox in one commit, then the reply. Measured at the actor
+snapshot and its ledger entry in one commit, then the reply. Measured at the actor
 (the HTTP layer's registry look-ups and supplier signature checks are not in these figures).
 
 | Vouchers | Concurrent | redemptions/s | p50 ms | p99 ms | errors | vs echo ask() at 64 |
@@ -170,9 +170,10 @@ parses every delivery: at these rates the receiving side, not the server, sets t
 
 ## Ledger: journal entries/s
 
-The ledger writer's write path (\`appendBlock\`): read up to a block's worth of \`ledger\` rows
-from the outbox (deleting them), hash every entry and the Merkle tree, insert the block and its
-entries and move the head, in one transaction. The baseline is bare
+The ledger writer's write path (\`appendBlock\`): read up to a block's worth of entries not
+chained yet (written once by the commits that made them, migration 026), hash every entry and the
+Merkle tree, insert the block row and move the head, in one transaction; nothing is written per
+entry. The baseline is bare
 PostgreSQL inserting the same number of rows (same JSON body) per transaction, in the same run.
 
 | Block size | entries | entries/s | bare PostgreSQL rows/s | journal / bare |
@@ -192,7 +193,7 @@ at 64 concurrent. ${askAimLine(
   same run are the comparable figures. Runs on this 2-core machine vary by ±20% from one to the
   next (the limits move with them).
 - The worker process runs its ledger writer throughout, as in production: during the voucher
-  runs it drains their ledger entries from the outbox into journal blocks.
+  runs it chains their ledger entries into journal blocks.
 - At 1 asker the ask is bounded by its own PostgreSQL commit (a synchronous WAL flush plus one
   fenced upsert statement, more than half of its round trip here): the bare Redis path has no
   database at all.

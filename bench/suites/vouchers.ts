@@ -33,8 +33,8 @@ export async function seedVouchers(
 }
 
 /**
- * Redemptions through the voucher actor (rules, state, commit-before-reply, ledger entry in the
- * outbox): spread over 10,000 distinct vouchers, and all on one hot voucher.
+ * Redemptions through the voucher actor (rules, state, commit-before-reply, its ledger entry):
+ * spread over 10,000 distinct vouchers, and all on one hot voucher.
  */
 export async function redemptions(
   env: BenchEnv,
