@@ -3,7 +3,7 @@ import type { ActorClient } from '../../../../src/store/redis/actor-client.js';
 import type { Runtime } from '../../../../src/actors/runtime/runtime.js';
 import { counterActor } from '../../../../src/actors/counter/index.js';
 import { createMetrics, type Metrics } from '../../../../src/metrics.js';
-import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
+import { eventually, isolated, onCluster, type Isolated } from '../../../support/isolated.js';
 import { startClient, startRuntime } from '../../../support/runtime-harness.js';
 
 const BURST = 40;
@@ -12,8 +12,11 @@ const BURST = 40;
  * A burst of messages written in one call while the worker is blocked in XREADGROUP on its
  * partitions: Redis wakes the worker with the entries of one partition, so without a second read
  * the burst is split in two rounds (one partition's share, then the rest), each with its own commit.
+ * One Redis only: on a Redis Cluster the burst is one call per master, which arrive apart (a
+ * loaded CI machine saw the top-up read come before another master's share, and two rounds), so
+ * the premise, a burst that is there all at once, does not hold.
  */
-describe('a burst that wakes a blocked worker under load', () => {
+describe.skipIf(onCluster)('a burst that wakes a blocked worker under load', () => {
   let env: Isolated;
   let runtime: Runtime;
   let client: ActorClient;
