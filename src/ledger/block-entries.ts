@@ -78,18 +78,33 @@ export function rangeOf(r: RangeColumns): BlockLocation['range'] {
   };
 }
 
+/**
+ * A statement over ledger_entries by a range of the chain's order, planned at each call with its
+ * values (not prepared): the table grows without end, and a plan cached while it was small
+ * (hearth's connections force generic plans) scans and sorts all of it (EXPLAIN on an empty
+ * table: `Seq Scan` then `Sort`, kept for the connection's life).
+ */
+export function planned<T extends object>(
+  sql: Sql | TransactionSql,
+  text: string,
+  params: ReadonlyArray<string | number>,
+): Promise<T[]> {
+  return sql.unsafe<T[]>(text, params as (string | number)[], { prepare: false });
+}
+
 /** Written-once entries after `after` up to and including `last`, in the chain's order. */
 export async function entriesInRange(
   sql: Sql | TransactionSql,
   after: ChainPosition,
   last: ChainPosition,
 ): Promise<EntryRow[]> {
-  return sql<EntryRow[]>`
-    SELECT ${sql.unsafe(ENTRY_COLUMNS)} FROM ledger_entries
-    WHERE txid IS NOT NULL
-      AND (txid, entry_id) > (${after.txid}::xid8, ${after.entry}::bigint)
-      AND (txid, entry_id) <= (${last.txid}::xid8, ${last.entry}::bigint)
-    ORDER BY txid, entry_id`;
+  return planned<EntryRow>(
+    sql,
+    `SELECT ${ENTRY_COLUMNS} FROM ledger_entries
+     WHERE txid IS NOT NULL AND (txid, entry_id) > ($1::xid8, $2::bigint) AND (txid, entry_id) <= ($3::xid8, $4::bigint)
+     ORDER BY txid, entry_id`,
+    [after.txid, after.entry, last.txid, last.entry],
+  );
 }
 
 /** A block's entries in order, of either kind. */

@@ -1,6 +1,6 @@
 import type { Sql } from '../store/db.js';
 import { blockHash } from './block.js';
-import { chainedEntry, ENTRY_COLUMNS, type ChainPosition, type EntryRow } from './block-entries.js';
+import { chainedEntry, ENTRY_COLUMNS, planned, type ChainPosition, type EntryRow } from './block-entries.js';
 import { merkleRoot } from './merkle.js';
 
 export interface WrittenBlock {
@@ -30,12 +30,14 @@ export async function appendBlock(
       SELECT height, hash, cursor_txid, cursor_entry FROM ledger_head WHERE id = 1 FOR UPDATE`;
     if (!head) throw new Error('ledger_head row is missing: run the migrations');
     const after: ChainPosition = { txid: String(head.cursor_txid), entry: String(head.cursor_entry) };
-    const rows = await tx<EntryRow[]>`
-      SELECT ${tx.unsafe(ENTRY_COLUMNS)} FROM ledger_entries
-      WHERE txid IS NOT NULL
-        AND (txid, entry_id) > (${after.txid}::xid8, ${after.entry}::bigint)
-        AND txid < pg_snapshot_xmin(pg_current_snapshot())
-      ORDER BY txid, entry_id LIMIT ${opts.maxEntries}`;
+    const rows = await planned<EntryRow>(
+      tx,
+      `SELECT ${ENTRY_COLUMNS} FROM ledger_entries
+       WHERE txid IS NOT NULL AND (txid, entry_id) > ($1::xid8, $2::bigint)
+         AND txid < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY txid, entry_id LIMIT $3`,
+      [after.txid, after.entry, opts.maxEntries],
+    );
     if (rows.length === 0) return undefined;
     const lastRow = rows[rows.length - 1]!;
     const last: ChainPosition = { txid: String(lastRow.txid), entry: String(lastRow.entry_id) };
