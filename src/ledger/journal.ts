@@ -26,9 +26,22 @@ export async function appendBlock(
   opts: { maxEntries: number; now: Date; anchor: boolean },
 ): Promise<WrittenBlock | undefined> {
   return sql.begin(async (tx) => {
-    const [head] = await tx<{ height: string; hash: string; cursor_txid: string; cursor_entry: string }[]>`
-      SELECT height, hash, cursor_txid, cursor_entry FROM ledger_head WHERE id = 1 FOR UPDATE`;
+    const [head] = await tx<
+      { height: string; hash: string; cursor_txid: string; cursor_entry: string; behind: boolean }[]
+    >`
+      SELECT height, hash, cursor_txid, cursor_entry,
+             pg_snapshot_xmin(pg_current_snapshot()) <= cursor_txid AS behind
+      FROM ledger_head WHERE id = 1 FOR UPDATE`;
     if (!head) throw new Error('ledger_head row is missing: run the migrations');
+    // On one server the oldest running transaction is always past the cursor. Behind it, the
+    // server counts transaction ids anew (a dump restored into another cluster): entries written
+    // now would sort before the cursor and never be chained. Stop, and say so in /health.
+    if (head.behind) {
+      throw new Error(
+        "the server's transaction ids are behind the ledger's cursor (a restore into another cluster?): " +
+          'no block is written until they pass it (docs/ledger.md, "The chain\'s order")',
+      );
+    }
     const after: ChainPosition = { txid: String(head.cursor_txid), entry: String(head.cursor_entry) };
     const rows = await planned<EntryRow>(
       tx,

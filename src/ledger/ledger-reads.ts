@@ -183,10 +183,16 @@ export class LedgerReads {
     };
   }
 
-  /** The latest entry that names `ref` (an ITMO claim's id), with its proof; undefined while none is in a block. */
+  /**
+   * The latest entry in a block that names `ref` (an ITMO claim's id), with its proof; undefined
+   * while none is in a block (a newer one still waiting for its block does not hide an older one).
+   */
   async entryByRef(ref: string): Promise<EntryProof | undefined> {
     const [row] = await this.sql<{ entry_id: string }[]>`
-      SELECT entry_id FROM ledger_entries WHERE ref = ${ref} ORDER BY entry_id DESC LIMIT 1`;
+      SELECT e.entry_id FROM ledger_entries e, ledger_head h
+      WHERE e.ref = ${ref} AND h.id = 1
+        AND (e.height IS NOT NULL OR (e.txid, e.entry_id) <= (h.cursor_txid, h.cursor_entry))
+      ORDER BY e.entry_id DESC LIMIT 1`;
     return row ? this.entry(String(row.entry_id)) : undefined;
   }
 

@@ -75,7 +75,7 @@ export class PinStore {
 
   /**
    * Sets the first PIN of the phone's owner `did` and, in the same transaction, puts the
-   * account's creation on the ledger (through the outbox). An owner who already has a PIN keeps
+   * account's creation on the ledger (its entry, written once). An owner who already has a PIN keeps
    * it (false); a previous owner's PIN on this number is replaced.
    */
   async create(phone: string, did: string, pinMac: string, now: Date): Promise<boolean> {

@@ -55,9 +55,20 @@ ALTER TABLE ledger_head
   ADD COLUMN cursor_txid xid8 NOT NULL DEFAULT '0',
   ADD COLUMN cursor_entry bigint NOT NULL DEFAULT 0;
 
--- Entries still waiting in the outbox become entries of the new kind, in their order.
+-- An entry is of one kind: stored with its block's height (before), or written once with its
+-- transaction's id. A writer of the old version (which sets the height, and would now get a txid
+-- by default) fails here loudly instead of putting an entry in two blocks.
+ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_one_kind CHECK (num_nonnulls(height, txid) = 1);
+
+-- Entries still waiting in the outbox become entries of the new kind, in their order: taken out
+-- and put in by one statement, with the outbox locked, so that no commit of an old process lands
+-- between the two (docs/operations.md: stop every process of the old version before migrating).
+LOCK TABLE outbox IN SHARE ROW EXCLUSIVE MODE;
+WITH moved AS (
+  DELETE FROM outbox WHERE topic = 'ledger'
+  RETURNING id, actor_type, actor_key, msg_id, seq, payload, created_at, processed_at
+)
 INSERT INTO ledger_entries (entry_id, actor_type, actor_key, msg_id, seq, payload, created_at, ref)
 SELECT id, actor_type, actor_key, msg_id, seq, payload, created_at, payload ->> 'ref'
-FROM outbox WHERE topic = 'ledger' AND processed_at IS NULL
+FROM moved WHERE processed_at IS NULL
 ORDER BY id;
-DELETE FROM outbox WHERE topic = 'ledger';

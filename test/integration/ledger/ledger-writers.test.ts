@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planned } from '../../../src/ledger/block-entries.js';
 import { appendBlock } from '../../../src/ledger/journal.js';
 import { LedgerWriter } from '../../../src/ledger/ledger-writer.js';
 import { LedgerReads } from '../../../src/ledger/ledger-reads.js';
 import { verifyJournal } from '../../../src/ledger/verify.js';
 import { eventually, isolated, type Isolated } from '../../support/isolated.js';
+import { unchainedEntries } from '../../support/ledger-records.js';
 
 describe('ledger: writers racing, and the writer state in ledger_head', () => {
   let env: Isolated;
@@ -98,6 +100,51 @@ describe('ledger: writers racing, and the writer state in ledger_head', () => {
     }
     const [lease] = await env.sql<{ lease_owner: string | null }[]>`SELECT lease_owner FROM ledger_head`;
     expect(lease?.lease_owner).toBeNull();
+  });
+
+  it('proves the latest chained entry of a ref, not hidden by a newer one still waiting for its block', async () => {
+    const write = (msg: string) => env.sql`
+      INSERT INTO ledger_entries (actor_type, actor_key, msg_id, seq, payload, ref)
+      VALUES ('account', 'did:key:itmo', ${msg}, 0, '{"type":"itmo.claimed","ref":"itmo-1"}', 'itmo-1')`;
+    await write('1-0');
+    await eventually(
+      () =>
+        appendBlock(env.sql, { maxEntries: 100, now: new Date(), anchor: false }).then(() => unchainedEntries(env.sql)),
+      (n) => n === 0,
+    );
+    const reads = new LedgerReads(env.sql);
+    const chained = await reads.entryByRef('itmo-1');
+    expect(chained?.entry).toMatchObject({ msgId: '1-0' });
+    await write('2-0'); // newer, not in a block yet
+    expect((await reads.entryByRef('itmo-1'))?.entryId).toBe(chained?.entryId);
+    // Once in a block, the newer one is the proof.
+    await eventually(
+      () =>
+        appendBlock(env.sql, { maxEntries: 100, now: new Date(), anchor: false }).then(() => unchainedEntries(env.sql)),
+      (n) => n === 0,
+    );
+    expect((await reads.entryByRef('itmo-1'))?.entry).toMatchObject({ msgId: '2-0' });
+  });
+
+  it("stops, saying why, when the server's transaction ids are behind the cursor (a restore elsewhere)", async () => {
+    const [head] = await env.sql<{ cursor_txid: string }[]>`SELECT cursor_txid FROM ledger_head`;
+    await env.sql`UPDATE ledger_head SET cursor_txid = '999999999999'::xid8`;
+    try {
+      await expect(appendBlock(env.sql, { maxEntries: 100, now: new Date(), anchor: false })).rejects.toThrow(
+        "the server's transaction ids are behind the ledger's cursor",
+      );
+    } finally {
+      await env.sql`UPDATE ledger_head SET cursor_txid = ${head!.cursor_txid}::xid8`;
+    }
+  });
+
+  it('plans range statements with their values in the text, each checked to be a decimal integer', async () => {
+    expect(await planned<{ n: string }>(env.sql, 'SELECT $1::bigint + $2::bigint AS n', ['40', 2])).toEqual([
+      { n: '42' },
+    ]);
+    expect(() => planned(env.sql, 'SELECT $1::bigint', ["1'; DROP TABLE ledger_entries; --"])).toThrow(
+      'not a decimal integer',
+    );
   });
 
   it('reports the ledger stalled, not ok, when entries wait and no worker holds the writer lease', async () => {

@@ -93,6 +93,10 @@ describe('migration 026: ledger entries written once', () => {
       INSERT INTO ledger_entries (actor_type, actor_key, msg_id, seq, payload)
       VALUES ('voucher', 'v-new', '6-0', 0, '{"type":"voucher.redeemed"}') RETURNING entry_id`;
     expect(BigInt(next!.entry_id)).toBeGreaterThan(BigInt(queued[1]!));
+    // A ledger writer of the old version (height set, the txid taken by default) is refused.
+    await expect(
+      sql`INSERT INTO ledger_entries (entry_id, height, idx, leaf_hash, body) VALUES (999999, 1, 9, 'x', '{}')`,
+    ).rejects.toThrow(/ledger_entries_one_kind/);
   });
 
   it('chains them after the old block, and the whole chain verifies, old entries and new', async () => {
