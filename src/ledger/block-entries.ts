@@ -1,6 +1,7 @@
 import type { TransactionSql } from 'postgres';
 import type { Sql } from '../store/db.js';
 import { entryBody } from './block.js';
+import { ENTRIES_IN_RANGE, planned } from './chain-statements.js';
 import { leafHash } from './merkle.js';
 
 /**
@@ -45,9 +46,6 @@ export interface EntryRow {
   created_at: Date;
 }
 
-/** The columns an {@link EntryRow} is read from. */
-export const ENTRY_COLUMNS = 'entry_id, txid, actor_type, actor_key, msg_id, seq, payload, created_at';
-
 /** A written-once entry as hashed, at `index` in its block. */
 export function chainedEntry(r: EntryRow, index: number): ChainedEntry {
   const body = entryBody({
@@ -78,42 +76,13 @@ export function rangeOf(r: RangeColumns): BlockLocation['range'] {
   };
 }
 
-/**
- * A statement over ledger_entries by a range of the chain's order, planned with its values: the
- * table grows without end, and hearth's connections force generic plans, which guess a third of
- * the table for a row comparison with a parameter (measured: /health's backlog count on 600,000
- * entries ran as a parallel sequential scan, 280 ms, and a plan prepared on an empty table
- * scanned and sorted all of it for the connection's life). An unnamed statement with parameters
- * gets the generic plan too, so the values go into the text: each is a decimal integer (a txid,
- * an entry id, a limit), checked here, so nothing else can.
- */
-export function planned<T extends object>(
-  sql: Sql | TransactionSql,
-  text: string,
-  params: ReadonlyArray<string | number>,
-): Promise<T[]> {
-  const literal = params.map((p) => {
-    const digits = String(p);
-    if (!/^[0-9]{1,20}$/.test(digits)) throw new Error(`not a decimal integer: ${digits.slice(0, 24)}`);
-    return digits;
-  });
-  const statement = text.replace(/\$([0-9]+)/g, (_, n: string) => `'${literal[Number(n) - 1]!}'`);
-  return sql.unsafe<T[]>(statement, [], { prepare: false });
-}
-
 /** Written-once entries after `after` up to and including `last`, in the chain's order. */
 export async function entriesInRange(
   sql: Sql | TransactionSql,
   after: ChainPosition,
   last: ChainPosition,
 ): Promise<EntryRow[]> {
-  return planned<EntryRow>(
-    sql,
-    `SELECT ${ENTRY_COLUMNS} FROM ledger_entries
-     WHERE txid IS NOT NULL AND (txid, entry_id) > ($1::xid8, $2::bigint) AND (txid, entry_id) <= ($3::xid8, $4::bigint)
-     ORDER BY txid, entry_id`,
-    [after.txid, after.entry, last.txid, last.entry],
-  );
+  return planned<EntryRow>(sql, ENTRIES_IN_RANGE, [after.txid, after.entry, last.txid, last.entry]);
 }
 
 /** A block's entries in order, of either kind. */

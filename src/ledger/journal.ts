@@ -1,6 +1,7 @@
 import type { Sql } from '../store/db.js';
 import { blockHash } from './block.js';
-import { chainedEntry, ENTRY_COLUMNS, planned, type ChainPosition, type EntryRow } from './block-entries.js';
+import { chainedEntry, type ChainPosition, type EntryRow } from './block-entries.js';
+import { NEXT_TO_CHAIN, planned } from './chain-statements.js';
 import { merkleRoot } from './merkle.js';
 
 export interface WrittenBlock {
@@ -43,14 +44,7 @@ export async function appendBlock(
       );
     }
     const after: ChainPosition = { txid: String(head.cursor_txid), entry: String(head.cursor_entry) };
-    const rows = await planned<EntryRow>(
-      tx,
-      `SELECT ${ENTRY_COLUMNS} FROM ledger_entries
-       WHERE txid IS NOT NULL AND (txid, entry_id) > ($1::xid8, $2::bigint)
-         AND txid < pg_snapshot_xmin(pg_current_snapshot())
-       ORDER BY txid, entry_id LIMIT $3`,
-      [after.txid, after.entry, opts.maxEntries],
-    );
+    const rows = await planned<EntryRow>(tx, NEXT_TO_CHAIN, [after.txid, after.entry, opts.maxEntries]);
     if (rows.length === 0) return undefined;
     const lastRow = rows[rows.length - 1]!;
     const last: ChainPosition = { txid: String(lastRow.txid), entry: String(lastRow.entry_id) };

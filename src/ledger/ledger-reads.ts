@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Sql } from '../store/db.js';
-import { blockEntries, planned, rangeOf, type RangeColumns } from './block-entries.js';
+import { blockEntries, rangeOf, type RangeColumns } from './block-entries.js';
+import { BACKLOG, BLOCK_OF_ENTRY, planned } from './chain-statements.js';
 import { inclusionPath, type ProofStep } from './merkle.js';
 
 /** A block as the API shows it. */
@@ -157,13 +158,7 @@ export class LedgerReads {
         ? await this.sql<(BlockRow & RangeColumns)[]>`
             SELECT ${this.sql.unsafe(blockColumns)} FROM ledger_blocks WHERE height = ${e.height}`
         : // The first block whose range ends at or after the entry: its range holds it, if any does.
-          await planned<BlockRow & RangeColumns>(
-            this.sql,
-            `SELECT ${blockColumns} FROM ledger_blocks
-             WHERE last_txid IS NOT NULL AND (last_txid, last_entry) >= ($1::xid8, $2::bigint)
-             ORDER BY last_txid, last_entry LIMIT 1`,
-            [e.txid ?? '0', entryId],
-          );
+          await planned<BlockRow & RangeColumns>(this.sql, BLOCK_OF_ENTRY(blockColumns), [e.txid ?? '0', entryId]);
     if (!row) return undefined;
     const entries = await blockEntries(this.sql, { height: Number(row.height), range: rangeOf(row) });
     const index = entries.findIndex((x) => x.entryId === entryId);
@@ -227,12 +222,10 @@ export class LedgerReads {
     if (!head) throw new Error('ledger_head row is missing: run the migrations');
     // The backlog, counted from the cursor's values: planned with them, it reads the index from
     // there, not a third of a table that never stops growing (a guess made without them).
-    const [backlog] = await planned<{ queued: string; oldest: Date | null }>(
-      this.sql,
-      `SELECT count(*) AS queued, min(created_at) AS oldest FROM ledger_entries
-       WHERE txid IS NOT NULL AND (txid, entry_id) > ($1::xid8, $2::bigint)`,
-      [String(head.cursor_txid), String(head.cursor_entry)],
-    );
+    const [backlog] = await planned<{ queued: string; oldest: Date | null }>(this.sql, BACKLOG, [
+      String(head.cursor_txid),
+      String(head.cursor_entry),
+    ]);
     const row = { ...head, queued: backlog?.queued ?? '0', oldest: backlog?.oldest ?? null };
     return {
       // Entries waiting with no writer at all (every worker down, or none deployed) is no "ok".

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planned } from '../../../src/ledger/block-entries.js';
+import { planned } from '../../../src/ledger/chain-statements.js';
 import { appendBlock } from '../../../src/ledger/journal.js';
 import { LedgerWriter } from '../../../src/ledger/ledger-writer.js';
 import { LedgerReads } from '../../../src/ledger/ledger-reads.js';
