@@ -28,6 +28,14 @@ async function enqueue(sql: Sql, level: number, n: number): Promise<void> {
   }
 }
 
+/** Entries written and not chained yet. */
+async function waiting(sql: Sql): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM ledger_entries e, ledger_head h
+    WHERE h.id = 1 AND e.txid IS NOT NULL AND (e.txid, e.entry_id) > (h.cursor_txid, h.cursor_entry)`;
+  return row?.n ?? 0;
+}
+
 /** Runs `step` (which handles `batch` rows) until `seconds` pass or `total` rows are done. */
 async function timed(
   total: number,
@@ -64,8 +72,14 @@ export async function ledgerJournal(env: BenchEnv, batches: number[]): Promise<L
       await enqueue(sql, batch, total);
       const now = new Date();
       const [entries, seconds] = await timed(total, batch, env.seconds, async () => {
-        const b = await appendBlock(sql, { maxEntries: batch, now, anchor: false });
-        return b?.entryCount ?? 0;
+        // Nothing to chain can mean a transaction still open elsewhere on the server (the writer
+        // takes only older ones): wait for it rather than end the level early.
+        for (;;) {
+          const b = await appendBlock(sql, { maxEntries: batch, now, anchor: false });
+          if (b) return b.entryCount;
+          if ((await waiting(sql)) === 0) return 0;
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
       });
       // Whatever this level left unchained goes, so the next level starts from its own entries.
       await sql`DELETE FROM ledger_entries e USING ledger_head h
