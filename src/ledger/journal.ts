@@ -1,3 +1,4 @@
+import type { TransactionSql } from 'postgres';
 import type { Sql } from '../store/db.js';
 import { blockHash } from './block.js';
 import { chainedEntry, type ChainPosition, type EntryRow } from './block-entries.js';
@@ -27,25 +28,15 @@ export async function appendBlock(
   opts: { maxEntries: number; now: Date; anchor: boolean },
 ): Promise<WrittenBlock | undefined> {
   return sql.begin(async (tx) => {
-    const [head] = await tx<
-      { height: string; hash: string; cursor_txid: string; cursor_entry: string; behind: boolean }[]
-    >`
-      SELECT height, hash, cursor_txid, cursor_entry,
-             pg_snapshot_xmin(pg_current_snapshot()) <= cursor_txid AS behind
-      FROM ledger_head WHERE id = 1 FOR UPDATE`;
+    const [head] = await tx<{ height: string; hash: string; cursor_txid: string; cursor_entry: string }[]>`
+      SELECT height, hash, cursor_txid, cursor_entry FROM ledger_head WHERE id = 1 FOR UPDATE`;
     if (!head) throw new Error('ledger_head row is missing: run the migrations');
-    // On one server the oldest running transaction is always past the cursor. Behind it, the
-    // server counts transaction ids anew (a dump restored into another cluster): entries written
-    // now would sort before the cursor and never be chained. Stop, and say so in /health.
-    if (head.behind) {
-      throw new Error(
-        "the server's transaction ids are behind the ledger's cursor (a restore into another cluster?): " +
-          'no block is written until they pass it (docs/ledger.md, "The chain\'s order")',
-      );
-    }
     const after: ChainPosition = { txid: String(head.cursor_txid), entry: String(head.cursor_entry) };
     const rows = await planned<EntryRow>(tx, NEXT_TO_CHAIN, [after.txid, after.entry, opts.maxEntries]);
-    if (rows.length === 0) return undefined;
+    if (rows.length === 0) {
+      await refuseIfBehind(tx, after);
+      return undefined;
+    }
     const lastRow = rows[rows.length - 1]!;
     const last: ChainPosition = { txid: String(lastRow.txid), entry: String(lastRow.entry_id) };
 
@@ -71,4 +62,23 @@ export async function appendBlock(
       WHERE id = 1`;
     return { height: header.height, hash, merkleRoot: header.merkleRoot, entryCount: header.entryCount, createdAt };
   });
+}
+
+/**
+ * On one server the oldest running transaction is always past the cursor. Behind it, the server
+ * counts transaction ids anew (a dump restored into another cluster): entries written now sort
+ * before the cursor and would never be chained. Stop, and say so in /health. Asked in a statement
+ * of its own, after the head's lock: a statement that waited for the lock sees the head another
+ * writer just moved, with a snapshot taken before that writer's commit (its xmin then trails the
+ * new cursor; CI's racing writers saw this once the check shared the locking statement).
+ */
+async function refuseIfBehind(tx: TransactionSql, cursor: ChainPosition): Promise<void> {
+  const [row] = await tx<{ behind: boolean }[]>`
+    SELECT pg_snapshot_xmin(pg_current_snapshot()) <= ${cursor.txid}::xid8 AS behind`;
+  if (row?.behind) {
+    throw new Error(
+      "the server's transaction ids are behind the ledger's cursor (a restore into another cluster?): " +
+        'no block is written until they pass it (docs/ledger.md, "The chain\'s order")',
+    );
+  }
 }
