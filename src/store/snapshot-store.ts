@@ -201,31 +201,23 @@ function commitDocument(
     })),
   );
   // Ledger entries are written once, where they stay (migration 026); the outbox keeps the tells.
-  const outbox = batches.flatMap((b) =>
-    b.outbox
-      .filter((o) => o.topic !== LEDGER_TOPIC)
-      .map((o) => ({
-        type: b.type,
-        partition: b.partition,
-        topic: o.topic,
-        key: o.key,
-        msg: o.msgId,
-        seq: o.seq,
-        payload: o.payload ?? null,
-      })),
-  );
-  const ledger = batches.flatMap((b) =>
-    b.outbox
-      .filter((o) => o.topic === LEDGER_TOPIC)
-      .map((o) => ({
-        type: b.type,
-        partition: b.partition,
-        key: o.key,
-        msg: o.msgId,
-        seq: o.seq,
-        payload: o.payload ?? null,
-      })),
-  );
+  // The same effect rows, split by where they go (the ledger statement ignores `topic`).
+  const effects = (ledger: boolean) =>
+    batches.flatMap((b) =>
+      b.outbox
+        .filter((o) => (o.topic === LEDGER_TOPIC) === ledger)
+        .map((o) => ({
+          type: b.type,
+          partition: b.partition,
+          topic: o.topic,
+          key: o.key,
+          msg: o.msgId,
+          seq: o.seq,
+          payload: o.payload ?? null,
+        })),
+    );
+  const outbox = effects(false);
+  const ledger = effects(true);
   const records = batches.flatMap((b) =>
     (b.records ?? []).map((r) => ({
       type: b.type,
