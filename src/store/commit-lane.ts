@@ -13,6 +13,7 @@ export function pgCommitLane(options: Omit<DbOptions, 'max'>): CommitLane & { en
   return {
     load: (type, keys) => store.load(type, keys),
     loadFacts: (type, refs) => store.loadFacts(type, refs),
+    loadTallies: (type, keys) => store.loadTallies(type, keys),
     takeFence: (type, partition, owner) => store.takeFence(type, partition, owner),
     commit: (batch) => store.commit(batch),
     commitMany: (batches) => store.commitMany(batches),

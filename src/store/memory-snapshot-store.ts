@@ -8,6 +8,7 @@ import {
   type IdleRetirement,
   type SnapshotStore,
   type Slot,
+  type Tallies,
 } from '../actors/runtime/ports.js';
 
 /**
@@ -24,6 +25,8 @@ export class MemorySnapshotStore implements SnapshotStore {
   readonly records = new Map<string, { type: string; key: string; kind: string; body: unknown }>();
   /** Facts, by type and {@link factKey}. */
   readonly facts = new Map<string, unknown>();
+  /** Tally rows, by type, actor key, name and stripe (the writer's type and partition), as bigints. */
+  readonly tallies = new Map<string, bigint>();
   /** Read model rows, by table and actor key. */
   readonly views = new Map<string, Map<string, Record<string, unknown>>>();
 
@@ -51,6 +54,23 @@ export class MemorySnapshotStore implements SnapshotStore {
       if (body !== undefined) found.set(factKey(r.key, r.id), copy(body));
     }
     return Promise.resolve(found);
+  }
+
+  loadTallies(type: string, keys: readonly string[]): Promise<Map<string, Tallies>> {
+    const wanted = new Set(keys);
+    const sums = new Map<string, Record<string, bigint>>();
+    for (const [id, amount] of this.tallies) {
+      const [t, key = '', name = ''] = id.split('\u0000');
+      if (t !== type || !wanted.has(key)) continue;
+      const byName = sums.get(key) ?? {};
+      byName[name] = (byName[name] ?? 0n) + amount;
+      sums.set(key, byName);
+    }
+    const tallies = new Map<string, Tallies>();
+    for (const [key, byName] of sums) {
+      tallies.set(key, Object.fromEntries(Object.entries(byName).map(([n, v]) => [n, String(v)])));
+    }
+    return Promise.resolve(tallies);
   }
 
   takeFence(type: string, partition: number, owner: string): Promise<number> {
@@ -105,8 +125,12 @@ export class MemorySnapshotStore implements SnapshotStore {
         const id = `${b.type}\u0000${o.key}\u0000${o.msgId}\u0000${o.seq}`;
         if (!this.outbox.has(id)) this.outbox.set(id, { type: b.type, topic: o.topic, payload: copy(o.payload) });
       }
+      for (const t of b.tallies ?? []) {
+        const id = `${t.type}\u0000${t.key}\u0000${t.name}\u0000${b.type}:${b.partition}`;
+        this.tallies.set(id, (this.tallies.get(id) ?? 0n) + BigInt(t.by));
+      }
       for (const f of b.facts ?? []) {
-        const id = `${b.type}\u0000${factKey(f.key, f.id)}`;
+        const id = `${f.type ?? b.type}\u0000${factKey(f.key, f.id)}`;
         if (f.body === null || f.body === undefined) this.facts.delete(id);
         else this.facts.set(id, copy(f.body));
       }

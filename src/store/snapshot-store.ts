@@ -6,6 +6,7 @@ import {
   type BatchCommit,
   type SnapshotStore,
   type Slot,
+  type Tallies,
 } from '../actors/runtime/ports.js';
 import type { Sql } from './db.js';
 import { retireIdle } from './retire-idle.js';
@@ -58,6 +59,19 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
       );
       for (const row of rows) facts.set(factKey(row.key, row.id), row.body);
       return facts;
+    },
+
+    async loadTallies(type, keys) {
+      const tallies = new Map<string, Tallies>();
+      if (keys.length === 0) return tallies;
+      // Each key's rows are a range of the primary key (one per partition that wrote to it).
+      const rows = await sql<Array<{ key: string; name: string; amount: string }>>`
+        SELECT t.key, t.name, sum(t.amount)::text AS amount
+        FROM unnest(${sql.array(keys as string[])}::text[]) AS k(key)
+        JOIN actor_tallies t ON t.type = ${type} AND t.key = k.key
+        GROUP BY t.key, t.name`;
+      for (const row of rows) tallies.set(row.key, { ...tallies.get(row.key), [row.name]: row.amount });
+      return tallies;
     },
 
     async takeFence(type, partition, owner) {
@@ -140,13 +154,22 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
             AS x(type text, partition int, key text, kind text, id text, msg text, body jsonb)
           JOIN fence f ON f.type = x.type AND f.partition = x.partition
           RETURNING 1
+        ), tal AS (
+          INSERT INTO actor_tallies (type, key, name, stripe, amount)
+          SELECT x.owner, x.key, x.name, x.type || ':' || x.partition, x.amount
+          FROM jsonb_to_recordset(${doc.tallies}::text::jsonb)
+            AS x(type text, partition int, owner text, key text, name text, amount numeric)
+          JOIN fence f ON f.type = x.type AND f.partition = x.partition
+          ON CONFLICT (type, key, name, stripe) DO UPDATE SET amount = actor_tallies.amount + EXCLUDED.amount
+          RETURNING 1
         )${factWrites(sql, doc.facts, deletesFacts)} ${viewWrites(sql, views)}
         SELECT (SELECT json_agg(json_build_object('type', type, 'partition', partition)) FROM fence) AS held,
                CASE WHEN (SELECT count(*) FROM snap) <> (SELECT count(*) FROM input)
                     THEN hearth_abort('a snapshot did not advance (written by another owner)') END AS guard,
                (SELECT count(*) FROM ob) AS outboxed,
                (SELECT count(*) FROM led) AS ledgered,
-               (SELECT count(*) FROM rec) AS recorded`.catch((err: unknown) => {
+               (SELECT count(*) FROM rec) AS recorded,
+               (SELECT count(*) FROM tal) AS tallied`.catch((err: unknown) => {
         if (err instanceof Error && err.message.includes('hearth commit aborted')) throw new FencedError(err.message);
         throw err;
       });
@@ -166,8 +189,9 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
 function factWrites(sql: Sql, facts: string, deletes: boolean): ReturnType<Sql['unsafe']> {
   const upsert = sql`
         , fact_input AS (
-          SELECT x.type, x.key, x.id, x.body
-          FROM jsonb_to_recordset(${facts}::text::jsonb) AS x(type text, partition int, key text, id text, body jsonb)
+          SELECT coalesce(x.owner, x.type) AS type, x.key, x.id, x.body
+          FROM jsonb_to_recordset(${facts}::text::jsonb)
+            AS x(type text, partition int, owner text, key text, id text, body jsonb)
           JOIN fence f ON f.type = x.type AND f.partition = x.partition
         ), fact_up AS (
           INSERT INTO actor_facts (type, id, key, body)
@@ -185,10 +209,10 @@ function factWrites(sql: Sql, facts: string, deletes: boolean): ReturnType<Sql['
         )`;
 }
 
-/** A group commit as six JSON documents (arrays of rows), one per list the statement unpacks. */
+/** A group commit as seven JSON documents (arrays of rows), one per list the statement unpacks. */
 function commitDocument(
   batches: readonly BatchCommit[],
-): Record<'batches' | 'snapshots' | 'outbox' | 'ledger' | 'records' | 'facts', string> {
+): Record<'batches' | 'snapshots' | 'outbox' | 'ledger' | 'records' | 'facts' | 'tallies', string> {
   const fenced = batches.map((b) => ({ type: b.type, partition: b.partition, epoch: b.epoch }));
   const snapshots = batches.flatMap((b) =>
     [...b.dirty].map(([key, slot]) => ({
@@ -230,7 +254,26 @@ function commitDocument(
     })),
   );
   const facts = batches.flatMap((b) =>
-    (b.facts ?? []).map((f) => ({ type: b.type, partition: b.partition, key: f.key, id: f.id, body: f.body ?? null })),
+    (b.facts ?? []).map((f) => ({
+      type: b.type,
+      partition: b.partition,
+      owner: f.type ?? null,
+      key: f.key,
+      id: f.id,
+      body: f.body ?? null,
+    })),
+  );
+  // Each batch is one partition's, and its additions are summed per actor and name already, so
+  // no row is written twice by the statement (which PostgreSQL refuses).
+  const tallies = batches.flatMap((b) =>
+    (b.tallies ?? []).map((t) => ({
+      type: b.type,
+      partition: b.partition,
+      owner: t.type,
+      key: t.key,
+      name: t.name,
+      amount: t.by,
+    })),
   );
   return {
     batches: JSON.stringify(fenced),
@@ -239,6 +282,7 @@ function commitDocument(
     outbox: JSON.stringify(outbox),
     ledger: JSON.stringify(ledger),
     records: JSON.stringify(records),
+    tallies: JSON.stringify(tallies),
   };
 }
 

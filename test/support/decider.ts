@@ -4,13 +4,16 @@ import type { ActorContext, ActorDefinition, Decision } from '../../src/actors/r
  * Drives one actor's pure `decide` as the runtime does, with no I/O: its state and facts kept
  * between messages (a refused message changes neither; a decision's facts are written, null
  * deleting one), each message given only the facts its definition names (FactsPolicy.needs), and
- * a JSON round trip of the state, as a snapshot would store it.
+ * a JSON round trip of the state, as a snapshot would store it. Its tallies are what the test
+ * puts in `tallies` (other actors write them).
  */
 export function decider<S, M extends { kind: string }>(
   def: ActorDefinition<S, M>,
   opts: { key?: string; now?: () => Date } = {},
 ) {
   const facts = new Map<string, unknown>();
+  /** This actor's tallies as other actors' commits would have left them (a test sets them). */
+  const tallies: Record<string, string> = {};
   let state: S | undefined;
   let n = 0;
   const ctxFor = (msg: M): ActorContext => {
@@ -23,10 +26,12 @@ export function decider<S, M extends { kind: string }>(
       now: opts.now?.() ?? new Date('2026-11-27T10:00:00Z'),
       id: (i = 0) => `${msgId}:${i}`,
       fact: (id) => (visible.has(id) ? facts.get(id) : undefined),
+      tallies: () => tallies,
     };
   };
   return {
     facts,
+    tallies,
     get state(): S | undefined {
       return state;
     },

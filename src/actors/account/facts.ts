@@ -6,15 +6,12 @@
 /** A step the account applied (a credit, capture, release or deposit): `{ kind }`. */
 export const stepFact = (stepId: string): string => `step:${stepId}`;
 
-/** A redemption's credit waiting on its claim's decision, then the decision: a {@link PendingCredit}. */
-export const pendingFact = (stepId: string): string => `pending:${stepId}`;
-
-export interface PendingCredit {
-  asset: string;
-  amount: string;
-  /** `settled`: decided before facts existed (migration 022), its outcome not kept. */
-  status: 'pending' | 'accepted' | 'rejected' | 'settled';
-}
+/**
+ * A redemption's credit waiting on its claim's decision, then the decision, and the tally of the
+ * pending amount: written by the redemption's commit on the voucher, or, for redemptions made
+ * before tallies, by the account when the credit was told to it (src/actors/pending-credit.ts).
+ */
+export { pendingFact, pendingTallyAsset, type PendingCredit } from '../pending-credit.js';
 
 /** An ITMO claim (itmo.ts). */
 export const itmoClaimFact = (id: string): string => `itmo-claim:${id}`;

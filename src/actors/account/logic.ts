@@ -1,9 +1,10 @@
 import { tellEffect } from '../tell-effect.js';
 import { reject, type ActorContext, type Decision } from '../runtime/types.js';
+import type { Tallies } from '../runtime/ports.js';
 import { ledgerEntry } from '../ledger-effect.js';
 import { poolAccount, shown } from '../../common/movement.js';
 import { decideItmo, itmoFactsNeeded } from './itmo.js';
-import { pendingFact, stepFact, type PendingCredit } from './facts.js';
+import { pendingFact, pendingTallyAsset, stepFact, type PendingCredit } from './facts.js';
 import type { AccountMessage, AccountState, AccountView } from './messages.js';
 
 /**
@@ -21,12 +22,33 @@ export function decide(
 
 const empty: AccountState = { balances: {}, holds: {} };
 
-export function view(s: AccountState): AccountView {
+/**
+ * What an account shows: its snapshot's balances, with its pending tallies (what redemptions
+ * added, by their vouchers' commits) when given. The read model row is written without them
+ * (no message of the account follows a redemption): its readers add them ({@link withTallies}).
+ */
+export function view(s: AccountState, tallied: Tallies = {}): AccountView {
   const out: AccountView['balances'] = {};
   const row = (a: string) => (out[a] ??= { available: '0', held: '0', pending: '0' });
   for (const [a, v] of Object.entries(s.balances)) row(a).available = v;
   for (const h of Object.values(s.holds)) row(h.asset).held = String(BigInt(row(h.asset).held) + BigInt(h.amount));
   for (const [a, v] of Object.entries(s.pendingTotals ?? {})) row(a).pending = v;
+  return withTallies({ balances: out }, tallied);
+}
+
+/**
+ * A view with the account's pending tallies added: its snapshot's own pending total (credits told
+ * to it before tallies, less every credit settled since, so it may be negative) plus what the
+ * tallies hold is what waits on claims' decisions.
+ */
+export function withTallies(v: AccountView, tallied: Tallies): AccountView {
+  const out: AccountView['balances'] = { ...v.balances };
+  for (const [name, amount] of Object.entries(tallied)) {
+    const asset = pendingTallyAsset(name);
+    if (asset === undefined) continue;
+    const row = out[asset] ?? { available: '0', held: '0', pending: '0' };
+    out[asset] = { ...row, pending: String(BigInt(row.pending) + BigInt(amount)) };
+  }
   return { balances: out };
 }
 
@@ -77,7 +99,7 @@ const applied = (id: string, kind: string) => ({ id: stepFact(id), body: { kind 
 function deposit(
   state: AccountState | undefined,
   msg: AccountMessage & { kind: 'deposit' },
-  ctx: { key: string; now: Date },
+  ctx: ActorContext,
 ): Decision<AccountState> {
   const s = state ?? empty;
   let balances = s.balances;
@@ -101,7 +123,7 @@ function deposit(
   ]);
   return {
     state: next,
-    reply: view(next),
+    reply: view(next, ctx.tallies()),
     // Its amounts are kept with it: the same id asked again for others is refused, not answered.
     facts: [
       { id: stepFact(msg.id), body: { kind: 'deposit', pool: msg.pool, amounts: msg.amounts, feeBps: msg.feeBps } },
@@ -140,7 +162,7 @@ function decideAccount(
   ctx: ActorContext,
 ): Decision<AccountState> {
   const s = state ?? empty;
-  if (msg.kind === 'get') return { state, reply: view(s) };
+  if (msg.kind === 'get') return { state, reply: view(s, ctx.tallies()) };
   if (msg.kind === 'credit-pending' || msg.kind === 'settle-pending') return decidePending(state, s, msg, ctx);
   if (msg.kind === 'claim-itmo' || msg.kind === 'request-certificate' || msg.kind === 'decide-certificate') {
     return decideItmo(s, state, msg, ctx);
@@ -153,12 +175,12 @@ function decideAccount(
     return { state, rejection: reject('IDEMPOTENCY_KEY_REUSED', 'this deposit id was used for another deposit') };
   }
   if (done !== undefined || (msg.kind === 'hold' && s.holds[msg.id])) {
-    return { state, reply: view(s) };
+    return { state, reply: view(s, ctx.tallies()) };
   }
   switch (msg.kind) {
     case 'credit': {
       const next = { ...s, balances: add(s.balances, msg.asset, BigInt(msg.amount)) };
-      return { state: next, reply: view(next), facts: [applied(msg.id, 'credit')] };
+      return { state: next, reply: view(next, ctx.tallies()), facts: [applied(msg.id, 'credit')] };
     }
     case 'hold': {
       const available = BigInt(s.balances[msg.asset] ?? '0');
@@ -176,7 +198,7 @@ function decideAccount(
         balances: add(s.balances, msg.asset, -BigInt(msg.amount)),
         holds: { ...s.holds, [msg.id]: { asset: msg.asset, amount: msg.amount } },
       };
-      return { state: next, reply: view(next) };
+      return { state: next, reply: view(next, ctx.tallies()) };
     }
     case 'deposit':
       return deposit(state, msg, ctx);
@@ -188,15 +210,18 @@ function decideAccount(
       let balances = msg.kind === 'release' ? add(s.balances, hold.asset, BigInt(hold.amount)) : s.balances;
       if (msg.kind === 'capture' && msg.credit) balances = add(balances, msg.credit.asset, BigInt(msg.credit.amount));
       const next = { ...s, balances, holds };
-      return { state: next, reply: view(next), facts: [applied(msg.id, msg.kind)] };
+      return { state: next, reply: view(next, ctx.tallies()), facts: [applied(msg.id, msg.kind)] };
     }
   }
 }
 
 /**
  * A redemption's CARBON, pending until its claim is decided. Each credit is a fact (its amount
- * and status), the snapshot keeps the total per asset: a credit told again, or one that arrives
- * after its decision, changes nothing.
+ * and status). A redemption writes its credit's fact and adds it to the account's pending tally
+ * in its own commit (voucher/logic.ts); a credit told to the account (redemptions made before
+ * tallies) is added to the snapshot's pending total instead. A decision takes its credit's
+ * amount off the snapshot's total either way (which may go below zero: the tally holds the rest).
+ * A credit told again, or one that arrives after its decision, changes nothing.
  */
 function decidePending(
   state: AccountState | undefined,
@@ -206,16 +231,16 @@ function decidePending(
 ): Decision<AccountState> {
   const known = ctx.fact(pendingFact(msg.id)) as PendingCredit | undefined;
   if (msg.kind === 'credit-pending') {
-    if (known) return { state, reply: view(s) };
+    if (known) return { state, reply: view(s, ctx.tallies()) };
     const next = { ...s, pendingTotals: add(s.pendingTotals, msg.asset, BigInt(msg.amount)) };
     const credit: PendingCredit = { asset: msg.asset, amount: msg.amount, status: 'pending' };
-    return { state: next, reply: view(next), facts: [{ id: pendingFact(msg.id), body: credit }] };
+    return { state: next, reply: view(next, ctx.tallies()), facts: [{ id: pendingFact(msg.id), body: credit }] };
   }
-  if (known && known.status !== 'pending') return { state, reply: view(s) };
+  if (known && known.status !== 'pending') return { state, reply: view(s, ctx.tallies()) };
   // Its credit counted in the total only if it came first; a total back at zero is dropped.
   const pendingTotals = known ? withoutZero(add(s.pendingTotals, known.asset, -BigInt(known.amount))) : s.pendingTotals;
   const balances = msg.outcome === 'accepted' ? add(s.balances, msg.asset, BigInt(msg.amount)) : s.balances;
   const next: AccountState = { ...s, balances, ...(pendingTotals ? { pendingTotals } : {}) };
   const settled: PendingCredit = { asset: msg.asset, amount: msg.amount, status: msg.outcome };
-  return { state: next, reply: view(next), facts: [{ id: pendingFact(msg.id), body: settled }] };
+  return { state: next, reply: view(next, ctx.tallies()), facts: [{ id: pendingFact(msg.id), body: settled }] };
 }

@@ -10,6 +10,8 @@ import {
   type PoisonMessage,
   type RecordRow,
   type Slot,
+  type Tallies,
+  type TallyRow,
 } from './ports.js';
 
 /** An actor's state as the worker holds it between batches. */
@@ -22,6 +24,8 @@ export interface BatchOutcome {
   records: RecordRow[];
   /** Facts written, by {@link factKey}: the last write of each (one row per fact per commit). */
   facts: Map<string, FactRow>;
+  /** Tally additions, summed per actor and name (one row each per commit). */
+  tallies: Map<string, TallyRow>;
   /** The read model row of each dirty key (only for a type with a read model). */
   views: Map<string, Record<string, unknown> | undefined>;
   replies: OutgoingReply[];
@@ -36,6 +40,7 @@ export const emptyOutcome = (): BatchOutcome => ({
   outbox: [],
   records: [],
   facts: new Map(),
+  tallies: new Map(),
   views: new Map(),
   replies: [],
   poison: [],
@@ -119,6 +124,8 @@ export function applyBatch(
   now: Date,
   /** The facts loaded for this batch (by factKey); absent ones read as undefined. */
   facts: ReadonlyMap<string, unknown> = new Map(),
+  /** The tallies loaded for this batch, by actor key (types with `tallied` only). */
+  tallies: ReadonlyMap<string, Tallies> = new Map(),
 ): BatchOutcome {
   const outcome = emptyOutcome();
   const current = (key: string): Slot => outcome.dirty.get(key) ?? slots.get(key) ?? emptySlot();
@@ -152,6 +159,7 @@ export function applyBatch(
       now,
       id: (n = 0) => derivedId(def.type, entry.key, entry.id, n),
       fact: (id) => fact(entry.key, id),
+      tallies: () => tallies.get(entry.key) ?? noTallies,
     };
     let decision;
     let replyBody: string | undefined;
@@ -173,9 +181,15 @@ export function applyBatch(
     const effects = decision.effects ?? [];
     const records = decision.records ?? [];
     const factWrites = decision.facts ?? [];
+    const tallyWrites = decision.tallies ?? [];
     // A message that changed nothing (a `get`, a repeat answered as it stands) writes nothing:
     // answered again after a crash, it answers the same.
-    const changed = decision.state !== slot.state || effects.length > 0 || records.length > 0 || factWrites.length > 0;
+    const changed =
+      decision.state !== slot.state ||
+      effects.length > 0 ||
+      records.length > 0 ||
+      factWrites.length > 0 ||
+      tallyWrites.length > 0;
     // Effects alone also record the message id, so a redelivery cannot emit them twice: an actor
     // that still has no state then keeps a snapshot of JSON null (never SQL NULL).
     if (changed) {
@@ -183,8 +197,15 @@ export function applyBatch(
       if (def.view) outcome.views.set(entry.key, viewRow);
     }
     for (const f of factWrites) {
-      outcome.facts.set(factKey(entry.key, f.id), { key: entry.key, id: f.id, body: f.body ?? null });
+      if (f.of) {
+        // Another actor's: kept apart from this type's facts, which `ctx.fact` reads.
+        const row = { type: f.of.type, key: f.of.key, id: f.id, body: f.body ?? null };
+        outcome.facts.set(`${f.of.type}\u0001${factKey(f.of.key, f.id)}`, row);
+      } else {
+        outcome.facts.set(factKey(entry.key, f.id), { key: entry.key, id: f.id, body: f.body ?? null });
+      }
     }
+    for (const t of tallyWrites) addTally(outcome.tallies, t);
     for (const r of records)
       outcome.records.push({ key: entry.key, msgId: entry.id, kind: r.kind, id: r.id, body: r.body });
     effects.forEach((effect, seq) => {
@@ -196,6 +217,15 @@ export function applyBatch(
   }
   if (def.view) dropUnchangedRows(def.view, slots, outcome.views);
   return outcome;
+}
+
+const noTallies: Tallies = Object.freeze({});
+
+/** Sums a batch's additions to the same tally: a commit writes one row per actor and name. */
+export function addTally(into: Map<string, TallyRow>, t: TallyRow): void {
+  const k = `${t.type}\u0000${t.key}\u0000${t.name}`;
+  const before = into.get(k);
+  into.set(k, before ? { ...t, by: String(BigInt(before.by) + BigInt(t.by)) } : { ...t });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import type { OutgoingReply, PoisonMessage, SnapshotStore } from './ports.js';
-import { applyBatch, emptyOutcome, emptySlot, factsNeeded, type BatchOutcome } from './apply-batch.js';
+import type { OutgoingReply, PoisonMessage, SnapshotStore, Tallies } from './ports.js';
+import { addTally, applyBatch, emptyOutcome, emptySlot, factsNeeded, type BatchOutcome } from './apply-batch.js';
 import { decodeEntry, type MailboxEntry } from './entry-codec.js';
 import type { PartitionMailbox, RawEntry } from './ports.js';
 import { compareStreamIds } from './stream-id.js';
@@ -51,6 +51,8 @@ export interface Decoded {
   missing: string[];
   /** The facts its messages need, loaded for this round (types with facts only; by factKey). */
   facts?: ReadonlyMap<string, unknown>;
+  /** The tallies of its keys, loaded for this round (tallied types only). */
+  tallies?: ReadonlyMap<string, Tallies>;
 }
 
 /**
@@ -101,14 +103,15 @@ export async function loadMissing(
 }
 
 /**
- * Loads what a round needs from the store: the states the caches lack and, for a type with facts,
- * the facts its messages name. Both in parallel, each one query for all the round's partitions.
+ * Loads what a round needs from the store: the states the caches lack, for a type with facts the
+ * facts its messages name, and for a tallied type its keys' tallies. All in parallel, each one
+ * query for all the round's partitions.
  */
 export async function loadRound(
   d: Pick<BatchDeps, 'def' | 'store'>,
   parts: ReadonlyArray<{ cache: SlotCache; decoded: Decoded }>,
 ): Promise<void> {
-  await Promise.all([loadMissing(d, parts), loadFacts(d, parts)]);
+  await Promise.all([loadMissing(d, parts), loadFacts(d, parts), loadTallies(d, parts)]);
 }
 
 async function loadFacts(
@@ -119,6 +122,17 @@ async function loadFacts(
   const refs = parts.flatMap((p) => factsNeeded(d.def, p.decoded.entries));
   const facts = refs.length === 0 ? new Map<string, unknown>() : await d.store.loadFacts(d.def.type, refs);
   for (const p of parts) p.decoded.facts = facts;
+}
+
+/** Tallies are loaded every round, not cached: other actors' commits add to them meanwhile. */
+async function loadTallies(
+  d: Pick<BatchDeps, 'def' | 'store'>,
+  parts: ReadonlyArray<{ decoded: Decoded }>,
+): Promise<void> {
+  if (!d.def.tallied) return;
+  const keys = [...new Set(parts.flatMap((p) => p.decoded.entries.map((e) => e.key)))];
+  const tallies = keys.length === 0 ? new Map<string, Tallies>() : await d.store.loadTallies(d.def.type, keys);
+  for (const p of parts) p.decoded.tallies = tallies;
 }
 
 /**
@@ -154,7 +168,7 @@ function applyDecoded(
     return false;
   });
 
-  const outcome = applyBatch(d.def, live, cache.view, now, decoded.facts);
+  const outcome = applyBatch(d.def, live, cache.view, now, decoded.facts, decoded.tallies);
   cache.adoptPinned(outcome.dirty);
   const dead = [...poisoned, ...outcome.poison];
   outcome.replies.push(...dead.filter((p) => p.entry.reply).map(failedReply));
@@ -214,6 +228,7 @@ export function mergeApplied(batches: readonly Applied[]): Applied {
     merged.outcome.outbox.push(...b.outcome.outbox);
     merged.outcome.records.push(...b.outcome.records);
     for (const [k, f] of b.outcome.facts) merged.outcome.facts.set(k, f);
+    for (const t of b.outcome.tallies.values()) addTally(merged.outcome.tallies, t);
     merged.outcome.replies.push(...b.outcome.replies);
   }
   return merged;

@@ -36,7 +36,20 @@ export interface FactRow {
   key: string;
   id: string;
   body: unknown;
+  /** The type of the actor it belongs to, when that is not the writer's (FactWrite.of). */
+  type?: string;
 }
+
+/** An amount added to a tally of an actor (types.ts, TallyWrite), in the writer's partition's row. */
+export interface TallyRow {
+  type: string;
+  key: string;
+  name: string;
+  by: string;
+}
+
+/** An actor's tallies, summed over the partitions that wrote to them: by name, decimal strings. */
+export type Tallies = Readonly<Record<string, string>>;
 
 /** The identity of one fact of one actor: what a round asks the store for. */
 export interface FactRef {
@@ -68,6 +81,8 @@ export interface BatchCommit {
   records?: readonly RecordRow[];
   /** Facts written or deleted, at most one row per actor and fact id (absent: none). */
   facts?: readonly FactRow[];
+  /** Tally additions, at most one row per actor, tally and name (absent: none). */
+  tallies?: readonly TallyRow[];
   /** The read model rows of the dirty keys (absent: the type has no read model). */
   view?: { table: string; columns: readonly string[]; rows: readonly ViewRow[] };
 }
@@ -92,6 +107,8 @@ export interface SnapshotStore {
   load(type: string, keys: readonly string[]): Promise<Map<string, Slot>>;
   /** The facts that exist among these, by {@link factKey}. */
   loadFacts(type: string, refs: readonly FactRef[]): Promise<Map<string, unknown>>;
+  /** The tallies of these actors (those with none are absent). */
+  loadTallies(type: string, keys: readonly string[]): Promise<Map<string, Tallies>>;
   /** Makes `owner` the fenced owner of a partition; returns its new epoch. */
   takeFence(type: string, partition: number, owner: string): Promise<number>;
   /** One transaction: fence check, every snapshot, every outbox row. Throws {@link FencedError}. */

@@ -132,6 +132,7 @@ export async function commitThenSettle(
             outbox: a.outcome.outbox,
             records: a.outcome.records,
             facts: [...a.outcome.facts.values()],
+            tallies: [...a.outcome.tallies.values()],
             view: viewOf(d.def.view, a.outcome.views),
           }),
     ),

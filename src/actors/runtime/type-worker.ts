@@ -91,8 +91,8 @@ export class TypeWorker {
     this.upkeep = new MailboxUpkeep(d.options, d.log);
     const policy = d.def.persistence;
     // A write-behind round applies before the last one's facts are committed: it would load stale ones.
-    if (d.def.facts && policy.mode !== 'commit-before-reply') {
-      throw new Error(`actor type ${d.def.type}: facts need the commit-before-reply policy`);
+    if ((d.def.facts || d.def.tallied) && policy.mode !== 'commit-before-reply') {
+      throw new Error(`actor type ${d.def.type}: facts and tallies need the commit-before-reply policy`);
     }
     this.writeBehind =
       policy.mode === 'write-behind'

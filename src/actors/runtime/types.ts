@@ -20,6 +20,12 @@ export interface ActorContext {
    * by earlier messages of the same batch are seen.
    */
   fact(id: string): unknown;
+  /**
+   * This actor's tallies (see {@link TallyWrite}), by name, as decimal strings: what other actors'
+   * commits added to it, summed. Loaded for every message of a type with `tallied` set; empty
+   * for any other type.
+   */
+  tallies(): Readonly<Record<string, string>>;
 }
 
 export interface ActorRejection {
@@ -52,12 +58,36 @@ export interface Decision<S> {
   records?: RecordEffect[];
   /** Facts to write (`body` null deletes one), in the same commit as the state. */
   facts?: FactWrite[];
+  /** Amounts added to other actors' tallies, in the same commit as the state. */
+  tallies?: TallyWrite[];
 }
 
-/** A fact an actor writes beside its snapshot; `body` null deletes it. */
+/**
+ * A fact an actor writes beside its snapshot; `body` null deletes it. With `of`, a fact of
+ * another actor, written once and never read by this one (a redemption's pending credit, written
+ * on its supplier's account by the voucher's commit, which the account reads when its claim is
+ * decided): its id must be one nobody else writes first.
+ */
 export interface FactWrite {
   id: string;
   body: unknown;
+  of?: { type: string; key: string };
+}
+
+/**
+ * An amount added to a counter of another actor, in the writer's commit, without a message to
+ * it: a redemption's pending CARBON on its supplier's account, say, which every redemption adds
+ * to and no redemption waits for. The counter is kept as one row per writing partition (a hot
+ * supplier's credits never queue on one row lock), summed when the actor reads it
+ * ({@link ActorContext.tallies}), so a tally costs the same on day 300 as on day 1. The owner's
+ * type must set `tallied`.
+ */
+export interface TallyWrite {
+  type: string;
+  key: string;
+  name: string;
+  /** An integer, as a decimal string (micro-units: may exceed 2^53). */
+  by: string;
 }
 
 /**
@@ -116,6 +146,8 @@ export interface ActorDefinition<S = unknown, M extends { kind: string } = { kin
   readonly view?: ReadModel<S>;
   readonly retention?: RetentionPolicy;
   readonly facts?: FactsPolicy<M>;
+  /** Other actors add to this type's tallies (Decision.tallies): each round loads its keys' sums. */
+  readonly tallied?: boolean;
 }
 
 export function reject(code: ErrorCode, message: string, details?: unknown): ActorRejection {

@@ -2,6 +2,7 @@ import { ledgerEntry } from '../ledger-effect.js';
 import { tellEffect } from '../tell-effect.js';
 import { CARBON, mintAccount, pendingAccount, pendingCreditId, voucherAccount } from '../../common/movement.js';
 import { reject, type Decision } from '../runtime/types.js';
+import { pendingCredit } from '../pending-credit.js';
 import type { Redemption, VoucherMessage, VoucherState } from './messages.js';
 
 /** A voucher is expired from the day after its expiry date (UTC), whatever its stored status. */
@@ -181,31 +182,30 @@ export function decideVoucher(
         redemptionCount: state.redemptionCount + 1,
       };
       const { requestId: _req, ...record } = redemption;
+      const credit = state.minted
+        ? pendingCredit(msg.supplierDid, pendingCreditId(redemption.id), CARBON, String(msg.amount))
+        : undefined;
       return {
         state: next,
         reply: redemption,
-        effects: state.minted
-          ? [
-              // The CARBON goes to the supplier, pending until a regulator accepts its claim.
-              ledgerEntry('voucher.redeemed', {
-                ...record,
-                movement: carbonMoved(voucherAccount(state.id), pendingAccount(msg.supplierDid), msg.amount),
-                at: redemption.createdAt,
-              }),
-              tellEffect(
-                { type: 'account', key: msg.supplierDid },
-                {
-                  kind: 'credit-pending',
-                  id: pendingCreditId(redemption.id),
-                  asset: CARBON,
-                  amount: String(msg.amount),
-                },
-              ),
-            ]
-          : [ledgerEntry('voucher.redeemed', { ...record, at: redemption.createdAt })],
+        effects: [
+          ledgerEntry('voucher.redeemed', {
+            ...record,
+            // The CARBON goes to the supplier, pending until a regulator accepts its claim.
+            ...(state.minted
+              ? { movement: carbonMoved(voucherAccount(state.id), pendingAccount(msg.supplierDid), msg.amount) }
+              : {}),
+            at: redemption.createdAt,
+          }),
+        ],
         records: [{ kind: 'redemption', id: redemption.id, body: redemption }],
-        // A request id the server made (no Idempotency-Key) is never asked again: nothing to keep.
-        facts: msg.requestId.startsWith('srv:') ? [] : [{ id: redeemFact(msg.requestId), body: redemption }],
+        facts: [
+          // A request id the server made (no Idempotency-Key) is never asked again: nothing to keep.
+          ...(msg.requestId.startsWith('srv:') ? [] : [{ id: redeemFact(msg.requestId), body: redemption }]),
+          ...(credit ? [credit.fact] : []),
+        ],
+        // Its supplier's account counts it pending from this commit on, with no step of its own.
+        tallies: credit ? [credit.tally] : [],
       };
     }
 

@@ -1,4 +1,4 @@
-import type { AccountView } from '../../actors/account/index.js';
+import { withTallies, type AccountView } from '../../actors/account/index.js';
 import { itmoCertificateFact, itmoClaimFact } from '../../actors/account/facts.js';
 import type { ItmoCertificate, ItmoClaim } from '../../actors/account/itmo.js';
 import { factHolder } from '../../store/fact-reads.js';
@@ -77,10 +77,18 @@ export class ConversionReads {
     return found && { did: found.key, certificate: found.body };
   }
 
-  /** An account that was never credited has no row: it holds nothing. */
+  /**
+   * An account's balances: its read model row (none for an account no step has changed) with
+   * its pending tallies added, which redemptions write in their own commits. One statement, so
+   * the two are read at one snapshot.
+   */
   async account(did: string): Promise<AccountView> {
-    const [row] = await this.sql<{ doc: AccountView }[]>`SELECT doc FROM account_views WHERE key = ${did}`;
-    return row?.doc ?? { balances: {} };
+    const [row] = await this.sql<{ doc: AccountView | null; tallies: Record<string, string> | null }[]>`
+      SELECT (SELECT doc FROM account_views WHERE key = ${did}) AS doc,
+             (SELECT json_object_agg(name, amount) FROM (
+                SELECT name, sum(amount)::text AS amount FROM actor_tallies
+                WHERE type = 'account' AND key = ${did} GROUP BY name) t) AS tallies`;
+    return withTallies(row?.doc ?? { balances: {} }, row?.tallies ?? {});
   }
 
   async pool(id: string): Promise<PoolRow | undefined> {

@@ -28,6 +28,7 @@ describe('migrations', () => {
       'actor_facts',
       'actor_records',
       'actor_snapshots',
+      'actor_tallies',
       'api_keys',
       'certificates',
       'chat_views',

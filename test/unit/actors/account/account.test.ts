@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { accountActor, type AccountMessage, type AccountState } from '../../../../src/actors/account/index.js';
+import { pendingCredit } from '../../../../src/actors/pending-credit.js';
 import { decider } from '../../../support/decider.js';
 
 /** An account driven through these messages; its state, how many were refused, and the driver. */
@@ -19,14 +20,14 @@ const total = (s: AccountState | undefined, asset: string) =>
 
 describe('an account', () => {
   it('holds what a conversion reserves, and settles it or gives it back', () => {
-    const { state } = run([
+    const { account } = run([
       { kind: 'credit', id: 'c1', asset: 'CARBON', amount: '5000000' },
       { kind: 'hold', id: 'x1:reserve', asset: 'CARBON', amount: '3000000' },
       { kind: 'hold', id: 'x2:reserve', asset: 'CARBON', amount: '1000000' },
       { kind: 'capture', id: 'x1:reserve', credit: { asset: 'USDC', amount: '2900000' } },
       { kind: 'release', id: 'x2:reserve' },
     ]);
-    expect(accountActor.decide(state, { kind: 'get' }, {} as never).reply).toEqual({
+    expect(account.send({ kind: 'get' }).reply).toEqual({
       balances: {
         CARBON: { available: '2000000', held: '0', pending: '0' },
         USDC: { available: '2900000', held: '0', pending: '0' },
@@ -123,6 +124,41 @@ describe('an account', () => {
       // Nothing pending any more: no total is kept for it.
       expect(account.state?.pendingTotals ?? {}).toEqual({});
     }
+  });
+
+  it('settles a credit its redemption wrote (fact and tally, no message), once, the tally showing as pending', () => {
+    const { account } = run([{ kind: 'credit', id: 'c1', asset: 'CARBON', amount: '1000000' }]);
+    // What two redemptions' commits on their vouchers leave on the account.
+    for (const [step, micro] of [
+      ['r1:pending', '4000000'],
+      ['r2:pending', '2500000'],
+    ] as const) {
+      const { fact, tally } = pendingCredit('did:key:party', step, 'CARBON', micro);
+      account.facts.set(fact.id, fact.body);
+      account.tallies[tally.name] = String(BigInt(account.tallies[tally.name] ?? '0') + BigInt(tally.by));
+    }
+    const shown = (available: string, pending: string) => ({ balances: { CARBON: { available, held: '0', pending } } });
+    expect(account.send({ kind: 'get' }).reply).toEqual(shown('1000000', '6500000'));
+    // Pending CARBON is not available to hold.
+    expect(account.send({ kind: 'hold', id: 'h', asset: 'CARBON', amount: '1000001' }).rejection?.code).toBe(
+      'INSUFFICIENT_BALANCE',
+    );
+    const settle = (id: string, amount: string, outcome: 'accepted' | 'rejected'): AccountMessage => ({
+      kind: 'settle-pending',
+      id,
+      asset: 'CARBON',
+      amount,
+      outcome,
+    });
+    expect(account.send(settle('r1:pending', '4000000', 'accepted')).reply).toEqual(shown('5000000', '2500000'));
+    // Decided again, or its credit told late (as before tallies): nothing changes.
+    expect(account.send(settle('r1:pending', '4000000', 'accepted')).reply).toEqual(shown('5000000', '2500000'));
+    const late: AccountMessage = { kind: 'credit-pending', id: 'r1:pending', asset: 'CARBON', amount: '4000000' };
+    expect(account.send(late).reply).toEqual(shown('5000000', '2500000'));
+    expect(account.send(settle('r2:pending', '2500000', 'rejected')).reply).toEqual(shown('5000000', '0'));
+    // The snapshot's own total is what was settled off the tallies: below zero, bounded by assets.
+    expect(account.state?.pendingTotals).toEqual({ CARBON: '-6500000' });
+    expect(account.facts.get('pending:r2:pending')).toMatchObject({ status: 'rejected' });
   });
 
   it('moves a deposit into the pool with its ledger movement and a tell, or refuses it whole', () => {

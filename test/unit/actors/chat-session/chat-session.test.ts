@@ -10,6 +10,7 @@ const ctx: ActorContext = {
   now: new Date('2026-11-22T10:00:00Z'),
   id: () => 'x',
   fact: () => undefined,
+  tallies: () => ({}),
 };
 const create = {
   kind: 'create' as const,

@@ -43,6 +43,7 @@ class World {
       now: new Date('2026-11-25T00:00:00Z'),
       id: () => 'x',
       fact: (f: string) => facts.get(f),
+      tallies: () => ({}),
     } as ActorContext;
     const d = def.decide(this.states.get(id), def.messages.parse(message), ctx);
     if (d.rejection) return d.rejection;

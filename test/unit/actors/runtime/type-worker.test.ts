@@ -43,6 +43,7 @@ function setup(o: { mailbox?: (m: Mailbox) => Mailbox; store?: MemorySnapshotSto
     ...store,
     load: (t, k) => store.load(t, k),
     loadFacts: (t, r) => store.loadFacts(t, r),
+    loadTallies: (t, k) => store.loadTallies(t, k),
     takeFence: (t, p, w) => store.takeFence(t, p, w),
     commit: (b) => store.commit(b),
     retireIdle: (r) => store.retireIdle(r),

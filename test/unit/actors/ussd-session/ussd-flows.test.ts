@@ -38,6 +38,7 @@ function drive(flows: FlowDefinition[], lang?: string) {
       now: new Date(),
       id: (k = 0) => `${msgId}:${k}`,
       fact: () => undefined,
+      tallies: () => ({}),
     };
     const d = decide(state, msg, ctx);
     state = d.state;

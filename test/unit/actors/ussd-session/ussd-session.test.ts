@@ -18,7 +18,15 @@ function session(audience: 'household' | 'supplier' | 'unregistered', pinSet = t
   let now = new Date('2026-11-22T08:00:00Z');
   const ctx = (): ActorContext => {
     const msgId = `${++msgs}-0`;
-    return { type: 'ussd', key: 's1', msgId, now, id: (n = 0) => `${msgId}:${n}`, fact: () => undefined };
+    return {
+      type: 'ussd',
+      key: 's1',
+      msgId,
+      now,
+      id: (n = 0) => `${msgId}:${n}`,
+      fact: () => undefined,
+      tallies: () => ({}),
+    };
   };
   const run = (msg: Parameters<typeof actor.decide>[1]): HopReply => {
     const d = actor.decide(state, msg, ctx());

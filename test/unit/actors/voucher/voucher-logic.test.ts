@@ -67,6 +67,27 @@ describe('voucher decide', () => {
     expect(decideVoucher(v, redeem(1, 'r4'), ctx('5-0')).rejection?.code).toBe('VOUCHER_NOT_ACTIVE');
   });
 
+  it("credits its supplier's account pending in its own commit: a fact and a tally of the account's, no tell", () => {
+    const v = voucher();
+    const d = v.send(redeem(4_000_000, 'r1'));
+    const id = (d.reply as { id: string }).id;
+    expect(d.effects?.map((e) => e.topic)).toEqual(['ledger']);
+    expect(movementOf(d)).toEqual([
+      { account: 'voucher:vch_1', asset: 'CARBON', amount: '-4000000' },
+      { account: 'pending:did:key:zs', asset: 'CARBON', amount: '4000000' },
+    ]);
+    expect(d.facts?.find((f) => f.of)).toEqual({
+      id: `pending:${id}:pending`,
+      body: { asset: 'CARBON', amount: '4000000', status: 'pending' },
+      of: { type: 'account', key: 'did:key:zs' },
+    });
+    expect(d.tallies).toEqual([{ type: 'account', key: 'did:key:zs', name: 'pending:CARBON', by: '4000000' }]);
+    // Refused, it writes nothing anywhere.
+    const refused = v.send(redeem(7_000_000, 'r2'));
+    expect(refused.rejection?.code).toBe('INSUFFICIENT_BALANCE');
+    expect(refused.tallies ?? []).toEqual([]);
+  });
+
   it('answers a retried redemption with the first redemption instead of redeeming twice, however many came since', () => {
     const v = voucher();
     const first = v.send(redeem(1_000, 'same'));
@@ -78,8 +99,9 @@ describe('voucher decide', () => {
     expect(again.effects).toBeUndefined();
     // The same key for another redemption is refused.
     expect(v.send(redeem(2_000, 'same')).rejection?.code).toBe('IDEMPOTENCY_KEY_REUSED');
-    // A request id the server made (no Idempotency-Key) is never asked again: no fact is kept.
-    expect(v.send(redeem(1_000, 'srv:0f1e')).facts ?? []).toEqual([]);
+    // A request id the server made (no Idempotency-Key) is never asked again: no fact of the
+    // voucher's is kept (only its supplier's pending credit, a fact of the account's).
+    expect((v.send(redeem(1_000, 'srv:0f1e')).facts ?? []).filter((f) => !f.of)).toEqual([]);
     // The snapshot holds no redemption: they are records and facts.
     expect(JSON.stringify(v.state).length).toBeLessThan(400);
   });
