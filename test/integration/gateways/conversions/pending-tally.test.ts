@@ -38,8 +38,7 @@ describe('pending credits as tallies', () => {
 
   const shown = async (did: string) =>
     (await a.call('GET', `/v1/accounts/${encodeURIComponent(did)}`)).body.balances?.CARBON as
-      | { available: number; held: number; pending: number }
-      | undefined;
+      { available: number; held: number; pending: number } | undefined;
   /** What the ledger holds on the supplier's pending account, from the entries' movements. */
   const ledgerPending = async (did: string) => {
     const [row] = await env.sql<{ micro: string | null }[]>`
