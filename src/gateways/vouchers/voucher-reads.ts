@@ -11,23 +11,26 @@ export interface VoucherFilter {
 }
 
 /**
- * Reads of vouchers from their read model (voucher_views, written by the commit that writes the
- * snapshot): vouchers commit before they reply, so a client reads its own writes without a round
- * trip through the actor.
+ * Reads of vouchers: filtered and sorted by their read model (voucher_views), each voucher's
+ * document taken from its snapshot, which is the voucher (voucher/messages.ts, VoucherState; the
+ * read model kept a copy of it until migration 028, written twice per redemption). Both are
+ * written by the commit that answers, and vouchers commit before they reply, so a client reads
+ * its own writes without a round trip through the actor.
  */
 export class VoucherReads {
   constructor(private readonly sql: Sql) {}
 
   async get(id: string): Promise<VoucherState | undefined> {
-    const [row] = await this.sql<{ doc: VoucherState }[]>`SELECT doc FROM voucher_views WHERE key = ${id}`;
+    const [row] = await this.sql<{ doc: VoucherState }[]>`
+      SELECT state AS doc FROM actor_snapshots WHERE type = 'voucher' AND key = ${id} AND state <> 'null'`;
     return row?.doc ?? undefined;
   }
 
   /** The voucher holding a redemption, and the redemption. */
   async findRedemption(redemptionId: string): Promise<{ voucher: VoucherState; redemption: Redemption } | undefined> {
     const [row] = await this.sql<{ doc: VoucherState; body: Redemption }[]>`
-      SELECT v.doc, r.body FROM actor_records r
-      JOIN voucher_views v ON v.key = r.actor_key
+      SELECT s.state AS doc, r.body FROM actor_records r
+      JOIN actor_snapshots s ON s.type = 'voucher' AND s.key = r.actor_key
       WHERE r.actor_type = 'voucher' AND r.kind = 'redemption' AND r.record_id = ${redemptionId}`;
     return row ? { voucher: row.doc, redemption: row.body } : undefined;
   }
@@ -78,12 +81,13 @@ export class VoucherReads {
             : sql``;
     const { rows, total } = await paged(
       (lim, off) => sql<{ doc: VoucherState; total: string }[]>`
-      SELECT doc, count(*) OVER () AS total FROM voucher_views
+      SELECT s.state AS doc, count(*) OVER () AS total FROM voucher_views v
+      JOIN actor_snapshots s ON s.type = 'voucher' AND s.key = v.key
       WHERE true
         ${f.recipientDid ? sql`AND recipient_did = ${f.recipientDid}` : sql``}
         ${f.emissionCertificateId ? sql`AND certificate_id = ${f.emissionCertificateId}` : sql``}
         ${status}
-      ORDER BY created_at DESC, key
+      ORDER BY created_at DESC, v.key
       LIMIT ${lim} OFFSET ${off}`,
       limit,
       offset,

@@ -37,6 +37,8 @@ describe('migration 022: bounded snapshots', () => {
       recent: [{ id: 'red1', requestId: 'q1', amount: 1 }],
       refunded: ['red0'],
     });
+    // The read model as 022 found it: its voucher rows had a document until 028.
+    await env.sql`ALTER TABLE voucher_views ADD COLUMN doc jsonb`;
     const m = (await readMigrations()).find((x) => x.name === '022_bounded_snapshots');
     await env.sql.unsafe(m!.sql);
   });

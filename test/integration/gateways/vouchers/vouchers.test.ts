@@ -281,6 +281,12 @@ describe('vouchers (spec 000)', () => {
     });
 
     it('redeems in parts and returns the redemption record (201)', async () => {
+      const viewRow = async () =>
+        (
+          await env.sql<{ xmin: string; status: string }[]>`
+          SELECT xmin::text, status FROM voucher_views WHERE key = ${voucherId}`
+        )[0];
+      const before = await viewRow();
       const r = await a.call('POST', '/v1/vouchers/redeem', { key: supplierKey, body: redeem(voucherId, 120.25) });
       expect(r.status).toBe(201);
       expect(r.body).toEqual({
@@ -294,6 +300,13 @@ describe('vouchers (spec 000)', () => {
       });
       const v = await a.call('GET', `/v1/vouchers/${voucherId}`, { key: implementerKey });
       expect(v.body.remainingBalance).toBe(379.75);
+      // Read from the voucher's snapshot: its read model row, which holds what lists filter on,
+      // was not written again (nothing in it changed: migration 028).
+      expect(await viewRow()).toEqual(before);
+      const listed = await a.call('GET', `/v1/vouchers?recipientDid=${encodeURIComponent(household)}&status=active`, {
+        key: implementerKey,
+      });
+      expect(listed.body.items.find((x: { id: string }) => x.id === voucherId)?.remainingBalance).toBe(379.75);
     });
 
     it.each([
@@ -345,6 +358,8 @@ describe('vouchers (spec 000)', () => {
       const last = await a.call('POST', '/v1/vouchers/redeem', { key: supplierKey, body: redeem(voucherId, 379.75) });
       expect(last.body.remainingBalance).toBe(0);
       expect((await a.call('GET', `/v1/vouchers/${voucherId}`, { key: implementerKey })).body.status).toBe('redeemed');
+      const [row] = await env.sql<{ status: string }[]>`SELECT status FROM voucher_views WHERE key = ${voucherId}`;
+      expect(row?.status).toBe('redeemed');
       const again = await a.call('POST', '/v1/vouchers/redeem', { key: supplierKey, body: redeem(voucherId, 1) });
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe('VOUCHER_NOT_ACTIVE');
