@@ -28,11 +28,12 @@ export function renderSuppliers(r: SuppliersResult, echo: LevelResult | undefine
   const snapshots = r.snapshots.map((s) => `| ${s.type} | ${fmt.rate(s.actors)} | ${s.mean} | ${s.max} |`).join('\n');
   return `## Money path: one supplier against many, and as unsettled redemptions pile up
 
-Every redemption credits its supplier's account (pending until a regulator accepts the claim) by a
-tell through the outbox, so one supplier's account takes every credit of its redemptions. A level
+Every redemption credits its supplier's account (pending until a regulator accepts the claim) in
+the voucher's own commit: a fact of the account and its pending tally, one row per voucher
+partition (migration 027), so one supplier's credits never queue on one row or one actor. A level
 counts a redemption when the voucher answered, and its rate is taken over the level **and** the
-time the accounts then needed to take every credit told to them (so a backlog cannot flatter it).
-Over 10,000 vouchers, at the actors.
+time until every account shows every credit as pending (so a backlog could not flatter it; since
+027 there is none). Over 10,000 vouchers, at the actors.
 
 | Suppliers | Concurrent | redemptions/s | p50 ms | p99 ms | errors | vs echo ask() at 64 |
 |---|---|---|---|---|---|---|
@@ -43,7 +44,7 @@ The growth run: one supplier redeems, 64 at once, until ${fmt.rate(r.growth.unse
 regulator; the rate of each ${r.growth.windowSeconds}-second window, and the CPU each redemption took in it
 (worker, PostgreSQL and Redis, from \`/proc\`: unlike a rate, it does not follow this VM's speed,
 so it tells a cost that grows from a slow stretch of the machine). The schema is vacuumed between
-windows, as autovacuum would (it is off on this machine). The account took the last credits
+windows, as autovacuum would (it is off on this machine). The account showed the last credits
 ${r.growth.drainSeconds.toFixed(1)} s after the last window. Last window against the first:
 **${first && last ? fmt.ratio(last.perSecond, first.perSecond) : 'n/a'}** by rate, **${first?.cpuUs && last?.cpuUs ? fmt.ratio(first.cpuUs, last.cpuUs) : 'n/a'}** by CPU per redemption (first over last).
 

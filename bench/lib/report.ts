@@ -78,7 +78,8 @@ ${rows.join('\n')}
 ## Vouchers: redemptions through the voucher actor
 
 Each redemption is an ask to the voucher actor: the redemption rules on its state, a new
-snapshot and its ledger entry in one commit, then the reply. Measured at the actor
+snapshot, its record, its ledger entry and its supplier's pending credit in one commit, then the
+reply. Measured at the actor
 (the HTTP layer's registry look-ups and supplier signature checks are not in these figures).
 
 | Vouchers | Concurrent | redemptions/s | p50 ms | p99 ms | errors | vs echo ask() at 64 |

@@ -7,9 +7,9 @@ import { seedVouchers } from './vouchers.js';
 
 /**
  * Redemptions by one supplier against redemptions spread over 64 (issue 38): every redemption
- * credits its supplier's account (a tell through the outbox, pending until a claim is decided),
- * so one supplier's account receives every credit. Its snapshot must not grow with them, and it
- * must keep up: the two rates should be alike. Measured at the actors over 10,000 vouchers.
+ * credits its supplier's account (pending until a claim is decided; since migration 027 in the
+ * voucher's own commit, as a fact and a tally of the account's), so one supplier's account
+ * receives every credit. Nothing of it may grow with them, and the two rates should be alike. Measured at the actors over 10,000 vouchers.
  */
 export async function supplierRedemptions(
   env: BenchEnv,
