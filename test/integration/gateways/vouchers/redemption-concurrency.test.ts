@@ -92,6 +92,11 @@ describe('redemptions under concurrency, across worker processes', () => {
     const victim = workers.find((w) => lease?.includes(`-${w.child.pid}-`))!;
     const survivor = workers.find((w) => w !== victim)!;
 
+    // What the supplier's account shows pending before: each redemption adds to it in its own commit.
+    const pendingOf = async () =>
+      ((await a.call('GET', `/v1/accounts/${encodeURIComponent(s.supplierDid)}`)).body.balances?.CARBON?.pending as
+        number | undefined) ?? 0;
+    const pendingBefore = await pendingOf();
     const calls: Array<ReturnType<Api['call']>> = [];
     for (let i = 0; i < 400; i++) {
       calls.push(redeem(voucherId, 1, `crash-${i}`));
@@ -125,6 +130,14 @@ describe('redemptions under concurrency, across worker processes', () => {
     expect(v.body.remainingBalance).toBe(300 - spent);
     expect(spent).toBe(300); // 400 asks of 1 against 300: the voucher is used up
     expect(ok).toHaveLength(300);
+    // Each redemption credited its supplier once through the kill: its pending tally and one
+    // credit fact per redemption, none twice, none lost.
+    expect(await pendingOf()).toBe(pendingBefore + 300);
+    const [credits] = await env.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM actor_facts
+      WHERE type = 'account' AND key = ${s.supplierDid}
+        AND id = ANY(${env.sql.array([...listedIds].map((id) => `pending:${id}:pending`))})`;
+    expect(credits?.n).toBe(300);
     expect(
       survivor.lines.some(
         (l) =>
