@@ -29,7 +29,7 @@ export function renderSuppliers(r: SuppliersResult, echo: LevelResult | undefine
   return `## Money path: one supplier against many, and as unsettled redemptions pile up
 
 Every redemption credits its supplier's account (pending until a regulator accepts the claim) in
-the voucher's own commit: a fact of the account and its pending tally, one row per voucher
+the voucher's own commit: the account's pending tally, one row per voucher
 partition (migration 027), so one supplier's credits never queue on one row or one actor. A level
 counts a redemption when the voucher answered, and its rate is taken over the level **and** the
 time until every account shows every credit as pending (so a backlog could not flatter it; since

@@ -1,11 +1,16 @@
-import type { FactWrite, TallyWrite } from './runtime/types.js';
+import type { TallyWrite } from './runtime/types.js';
 
-/**
+/*
  * A redemption's CARBON waiting on its claim's decision, as its supplier's account keeps it: the
  * third effect an actor may write for another (after a tell and a ledger entry). The voucher's
- * commit writes the credit as a fact of the account and adds it to the account's pending tally,
- * so a redemption is one actor step; the account reads the fact when the claim's decision is
- * told to it. Its ids are part of the stored data: renaming one is a migration.
+ * commit adds it to the account's pending tally, so a redemption is one actor step; the claim's
+ * decision, told to the account, settles it there (the redemption record and its claim say it
+ * was tallied). The ids below are part of the stored data: renaming one is a migration.
+ */
+
+/**
+ * A credit told to an account (redemptions before migration 027) and then its decision, or the
+ * decision alone on a tallied credit: a fact of the account, by the credit's step id.
  */
 export interface PendingCredit {
   asset: string;
@@ -24,16 +29,7 @@ const pendingTally = (asset: string): string => `pending:${asset}`;
 export const pendingTallyAsset = (name: string): string | undefined =>
   name.startsWith('pending:') ? name.slice('pending:'.length) : undefined;
 
-/** The fact and the tally a redemption writes on its supplier's account, in its own commit. */
-export function pendingCredit(
-  account: string,
-  stepId: string,
-  asset: string,
-  micro: string,
-): { fact: FactWrite; tally: TallyWrite } {
-  const body: PendingCredit = { asset, amount: micro, status: 'pending' };
-  return {
-    fact: { id: pendingFact(stepId), body, of: { type: 'account', key: account } },
-    tally: { type: 'account', key: account, name: pendingTally(asset), by: micro },
-  };
+/** What a redemption adds to its supplier's account, in its own commit. */
+export function pendingCredit(account: string, asset: string, micro: string): TallyWrite {
+  return { type: 'account', key: account, name: pendingTally(asset), by: micro };
 }

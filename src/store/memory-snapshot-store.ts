@@ -130,7 +130,7 @@ export class MemorySnapshotStore implements SnapshotStore {
         this.tallies.set(id, (this.tallies.get(id) ?? 0n) + BigInt(t.by));
       }
       for (const f of b.facts ?? []) {
-        const id = `${f.type ?? b.type}\u0000${factKey(f.key, f.id)}`;
+        const id = `${b.type}\u0000${factKey(f.key, f.id)}`;
         if (f.body === null || f.body === undefined) this.facts.delete(id);
         else this.facts.set(id, copy(f.body));
       }

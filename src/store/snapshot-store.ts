@@ -189,9 +189,8 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
 function factWrites(sql: Sql, facts: string, deletes: boolean): ReturnType<Sql['unsafe']> {
   const upsert = sql`
         , fact_input AS (
-          SELECT coalesce(x.owner, x.type) AS type, x.key, x.id, x.body
-          FROM jsonb_to_recordset(${facts}::text::jsonb)
-            AS x(type text, partition int, owner text, key text, id text, body jsonb)
+          SELECT x.type, x.key, x.id, x.body
+          FROM jsonb_to_recordset(${facts}::text::jsonb) AS x(type text, partition int, key text, id text, body jsonb)
           JOIN fence f ON f.type = x.type AND f.partition = x.partition
         ), fact_up AS (
           INSERT INTO actor_facts (type, id, key, body)
@@ -254,14 +253,7 @@ function commitDocument(
     })),
   );
   const facts = batches.flatMap((b) =>
-    (b.facts ?? []).map((f) => ({
-      type: b.type,
-      partition: b.partition,
-      owner: f.type ?? null,
-      key: f.key,
-      id: f.id,
-      body: f.body ?? null,
-    })),
+    (b.facts ?? []).map((f) => ({ type: b.type, partition: b.partition, key: f.key, id: f.id, body: f.body ?? null })),
   );
   // Each batch is one partition's, and its additions are summed per actor and name already, so
   // no row is written twice by the statement (which PostgreSQL refuses).

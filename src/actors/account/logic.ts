@@ -216,12 +216,12 @@ function decideAccount(
 }
 
 /**
- * A redemption's CARBON, pending until its claim is decided. Each credit is a fact (its amount
- * and status). A redemption writes its credit's fact and adds it to the account's pending tally
- * in its own commit (voucher/logic.ts); a credit told to the account (redemptions made before
- * tallies) is added to the snapshot's pending total instead. A decision takes its credit's
- * amount off the snapshot's total either way (which may go below zero: the tally holds the rest).
- * A credit told again, or one that arrives after its decision, changes nothing.
+ * A redemption's CARBON, pending until its claim is decided. A redemption adds it to the
+ * account's pending tally in its own commit (voucher/logic.ts), and its decision says so
+ * (`tallied`); a credit told to the account (redemptions made before tallies) is a fact and is
+ * added to the snapshot's pending total. A decision takes the amount off that total either way
+ * (which may go below zero: the tally holds the rest) and keeps its outcome as the credit's fact,
+ * so a decision told again, or a told credit that arrives after its decision, changes nothing.
  */
 function decidePending(
   state: AccountState | undefined,
@@ -237,8 +237,10 @@ function decidePending(
     return { state: next, reply: view(next, ctx.tallies()), facts: [{ id: pendingFact(msg.id), body: credit }] };
   }
   if (known && known.status !== 'pending') return { state, reply: view(s, ctx.tallies()) };
-  // Its credit counted in the total only if it came first; a total back at zero is dropped.
-  const pendingTotals = known ? withoutZero(add(s.pendingTotals, known.asset, -BigInt(known.amount))) : s.pendingTotals;
+  // A told credit counted in the total only if it came first; a tallied one is in the tally, and
+  // its amount comes off the total (which may go below zero). A total back at zero is dropped.
+  const counted = known ? BigInt(known.amount) : msg.tallied ? BigInt(msg.amount) : 0n;
+  const pendingTotals = counted > 0n ? withoutZero(add(s.pendingTotals, msg.asset, -counted)) : s.pendingTotals;
   const balances = msg.outcome === 'accepted' ? add(s.balances, msg.asset, BigInt(msg.amount)) : s.balances;
   const next: AccountState = { ...s, balances, ...(pendingTotals ? { pendingTotals } : {}) };
   const settled: PendingCredit = { asset: msg.asset, amount: msg.amount, status: msg.outcome };

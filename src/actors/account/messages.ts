@@ -49,6 +49,8 @@ export const accountMessages = z.discriminatedUnion('kind', [
     asset,
     amount: micro,
     outcome: z.enum(['accepted', 'rejected']),
+    /** Its credit is in the account's pending tally (a redemption since migration 027), never told. */
+    tallied: z.literal(true).optional(),
   }),
   /** Moves available balances into a pool's reserves (its first deposit seeds it, with the fee). */
   z.strictObject({

@@ -42,6 +42,8 @@ export function decideOnClaim(
       asset: CARBON,
       amount: String(state.amount),
       outcome: msg.outcome,
+      // Its credit is in the supplier's tally, never told: nothing is waited for (pending-credit.ts).
+      ...(state.tallied ? { tallied: true } : {}),
     },
   );
   const refund = tellEffect(

@@ -23,7 +23,7 @@ export function decideClaim(
   }
   const { kind: _k, ...fields } = msg;
   const claim: ClaimState = { id: ctx.id(0), ...fields, status: 'submitted', createdAt: ctx.now.toISOString() };
-  const { proof, requestId: _r, amount: _a, minted: _m, ...record } = claim;
+  const { proof, requestId: _r, amount: _a, minted: _m, tallied: _t, ...record } = claim;
   // The proof stays off the ledger (it is the supplier's document), its SHA-256 goes on: the
   // ledger then shows which delivery proof claim rule 1 accepted, and anyone holding it can check.
   const proofDigest = createHash('sha256').update(proof).digest('hex');

@@ -20,6 +20,8 @@ export const claimMessages = z.discriminatedUnion('kind', [
       amount: z.number().int().positive().max(1e15).optional(),
       /** The voucher's CARBON was minted (voucher.minted): only then does a decision move it. */
       minted: z.boolean().optional(),
+      /** The redemption added its CARBON to the supplier's pending tally (Redemption.tallied). */
+      tallied: z.boolean().optional(),
     })
     .strict(),
   z.strictObject({
@@ -48,6 +50,7 @@ export interface ClaimState {
   requestId: string;
   amount?: number;
   minted?: boolean;
+  tallied?: boolean;
   /** The regulator's decision. */
   decision?: { by: string; at: string; reason?: string };
 }

@@ -15,10 +15,10 @@ export const claimViewSchema = z.strictObject({
   proof: z.string(),
   /** A regulator's decision: who, when and (a rejection) why. */
   decision: z.strictObject({ by: z.string(), at: z.iso.datetime(), reason: z.string().optional() }).optional(),
-}) satisfies z.ZodType<Omit<ClaimState, 'requestId' | 'amount' | 'minted'>>;
+}) satisfies z.ZodType<Omit<ClaimState, 'requestId' | 'amount' | 'minted' | 'tallied'>>;
 
 /** What a client sees of a claim (the request id and the facts its decision moves stay inside). */
-export function claimView(c: ClaimState): Omit<ClaimState, 'requestId' | 'amount' | 'minted'> {
-  const { requestId: _r, amount: _a, minted: _m, ...shown } = c;
+export function claimView(c: ClaimState): Omit<ClaimState, 'requestId' | 'amount' | 'minted' | 'tallied'> {
+  const { requestId: _r, amount: _a, minted: _m, tallied: _t, ...shown } = c;
   return shown;
 }

@@ -197,13 +197,7 @@ export function applyBatch(
       if (def.view) outcome.views.set(entry.key, viewRow);
     }
     for (const f of factWrites) {
-      if (f.of) {
-        // Another actor's: kept apart from this type's facts, which `ctx.fact` reads.
-        const row = { type: f.of.type, key: f.of.key, id: f.id, body: f.body ?? null };
-        outcome.facts.set(`${f.of.type}\u0001${factKey(f.of.key, f.id)}`, row);
-      } else {
-        outcome.facts.set(factKey(entry.key, f.id), { key: entry.key, id: f.id, body: f.body ?? null });
-      }
+      outcome.facts.set(factKey(entry.key, f.id), { key: entry.key, id: f.id, body: f.body ?? null });
     }
     for (const t of tallyWrites) addTally(outcome.tallies, t);
     for (const r of records)

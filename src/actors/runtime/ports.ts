@@ -36,8 +36,6 @@ export interface FactRow {
   key: string;
   id: string;
   body: unknown;
-  /** The type of the actor it belongs to, when that is not the writer's (FactWrite.of). */
-  type?: string;
 }
 
 /** An amount added to a tally of an actor (types.ts, TallyWrite), in the writer's partition's row. */

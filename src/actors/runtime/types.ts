@@ -62,16 +62,10 @@ export interface Decision<S> {
   tallies?: TallyWrite[];
 }
 
-/**
- * A fact an actor writes beside its snapshot; `body` null deletes it. With `of`, a fact of
- * another actor, written once and never read by this one (a redemption's pending credit, written
- * on its supplier's account by the voucher's commit, which the account reads when its claim is
- * decided): its id must be one nobody else writes first.
- */
+/** A fact an actor writes beside its snapshot; `body` null deletes it. */
 export interface FactWrite {
   id: string;
   body: unknown;
-  of?: { type: string; key: string };
 }
 
 /**

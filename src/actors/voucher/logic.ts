@@ -1,6 +1,6 @@
 import { ledgerEntry } from '../ledger-effect.js';
 import { tellEffect } from '../tell-effect.js';
-import { CARBON, mintAccount, pendingAccount, pendingCreditId, voucherAccount } from '../../common/movement.js';
+import { CARBON, mintAccount, pendingAccount, voucherAccount } from '../../common/movement.js';
 import { reject, type Decision } from '../runtime/types.js';
 import { pendingCredit } from '../pending-credit.js';
 import type { Redemption, VoucherMessage, VoucherState } from './messages.js';
@@ -174,6 +174,7 @@ export function decideVoucher(
         amount: msg.amount,
         remainingBalance,
         createdAt: ctx.now.toISOString(),
+        ...(state.minted ? { tallied: true as const } : {}),
       };
       const next: VoucherState = {
         ...state,
@@ -181,10 +182,8 @@ export function decideVoucher(
         status: remainingBalance === 0 ? 'redeemed' : 'active',
         redemptionCount: state.redemptionCount + 1,
       };
-      const { requestId: _req, ...record } = redemption;
-      const credit = state.minted
-        ? pendingCredit(msg.supplierDid, pendingCreditId(redemption.id), CARBON, String(msg.amount))
-        : undefined;
+      const { requestId: _req, tallied: _tallied, ...record } = redemption;
+      const credit = state.minted ? pendingCredit(msg.supplierDid, CARBON, String(msg.amount)) : undefined;
       return {
         state: next,
         reply: redemption,
@@ -202,10 +201,9 @@ export function decideVoucher(
         facts: [
           // A request id the server made (no Idempotency-Key) is never asked again: nothing to keep.
           ...(msg.requestId.startsWith('srv:') ? [] : [{ id: redeemFact(msg.requestId), body: redemption }]),
-          ...(credit ? [credit.fact] : []),
         ],
         // Its supplier's account counts it pending from this commit on, with no step of its own.
-        tallies: credit ? [credit.tally] : [],
+        tallies: credit ? [credit] : [],
       };
     }
 

@@ -57,6 +57,11 @@ export interface Redemption {
   /** Micro-units left after this redemption. */
   remainingBalance: number;
   createdAt: string;
+  /**
+   * Its CARBON was added to the supplier's pending tally by its own commit (migration 027): a
+   * claim's decision settles it on the account without a credit told first (not shown to clients).
+   */
+  tallied?: true;
 }
 
 export interface VoucherState {

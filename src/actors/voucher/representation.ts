@@ -55,7 +55,7 @@ export function voucherView(
 }
 
 export function redemptionView(r: Redemption): z.output<typeof redemptionViewSchema> {
-  const { requestId: _internal, ...shown } = r;
+  const { requestId: _internal, tallied: _tallied, ...shown } = r;
   return { ...shown, amount: fromMicro(r.amount), remainingBalance: fromMicro(r.remainingBalance) };
 }
 

@@ -115,6 +115,7 @@ export function claimRoutes(g: Guards, d: ClaimDeps): RouteSpec[] {
           proof: body.verifiableCredential.proof,
           amount: redemption.amount,
           minted: voucher.minted === true,
+          tallied: redemption.tallied === true,
         });
         return json(201, claimView(claim));
       }),

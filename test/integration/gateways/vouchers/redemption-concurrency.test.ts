@@ -130,14 +130,9 @@ describe('redemptions under concurrency, across worker processes', () => {
     expect(v.body.remainingBalance).toBe(300 - spent);
     expect(spent).toBe(300); // 400 asks of 1 against 300: the voucher is used up
     expect(ok).toHaveLength(300);
-    // Each redemption credited its supplier once through the kill: its pending tally and one
-    // credit fact per redemption, none twice, none lost.
+    // Each redemption credited its supplier once through the kill: its pending tally grew by
+    // exactly what was redeemed, none twice, none lost.
     expect(await pendingOf()).toBe(pendingBefore + 300);
-    const [credits] = await env.sql<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM actor_facts
-      WHERE type = 'account' AND key = ${s.supplierDid}
-        AND id = ANY(${env.sql.array([...listedIds].map((id) => `pending:${id}:pending`))})`;
-    expect(credits?.n).toBe(300);
     expect(
       survivor.lines.some(
         (l) =>

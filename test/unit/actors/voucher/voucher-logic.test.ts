@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decideVoucher, isExpired } from '../../../../src/actors/voucher/logic.js';
 import { voucherActor } from '../../../../src/actors/voucher/index.js';
-import type { VoucherMessage, VoucherState } from '../../../../src/actors/voucher/messages.js';
+import type { Redemption, VoucherMessage, VoucherState } from '../../../../src/actors/voucher/messages.js';
+import { redemptionView } from '../../../../src/actors/voucher/representation.js';
 import { decider } from '../../../support/decider.js';
 
 const ctx = (msgId: string, now = new Date('2026-06-01T12:00:00Z')) => ({
@@ -67,7 +68,7 @@ describe('voucher decide', () => {
     expect(decideVoucher(v, redeem(1, 'r4'), ctx('5-0')).rejection?.code).toBe('VOUCHER_NOT_ACTIVE');
   });
 
-  it("credits its supplier's account pending in its own commit: a fact and a tally of the account's, no tell", () => {
+  it("credits its supplier's account pending in its own commit: a tally of the account's, no tell", () => {
     const v = voucher();
     const d = v.send(redeem(4_000_000, 'r1'));
     const id = (d.reply as { id: string }).id;
@@ -76,11 +77,11 @@ describe('voucher decide', () => {
       { account: 'voucher:vch_1', asset: 'CARBON', amount: '-4000000' },
       { account: 'pending:did:key:zs', asset: 'CARBON', amount: '4000000' },
     ]);
-    expect(d.facts?.find((f) => f.of)).toEqual({
-      id: `pending:${id}:pending`,
-      body: { asset: 'CARBON', amount: '4000000', status: 'pending' },
-      of: { type: 'account', key: 'did:key:zs' },
-    });
+    // The redemption says its credit was tallied (its claim's decision tells the account so),
+    // and neither its reply to a client nor its ledger entry shows that.
+    expect(d.reply).toMatchObject({ id, tallied: true });
+    expect(redemptionView(d.reply as Redemption)).not.toHaveProperty('tallied');
+    expect(d.effects?.[0]?.payload).not.toHaveProperty('tallied');
     expect(d.tallies).toEqual([{ type: 'account', key: 'did:key:zs', name: 'pending:CARBON', by: '4000000' }]);
     // Refused, it writes nothing anywhere.
     const refused = v.send(redeem(7_000_000, 'r2'));
@@ -99,9 +100,8 @@ describe('voucher decide', () => {
     expect(again.effects).toBeUndefined();
     // The same key for another redemption is refused.
     expect(v.send(redeem(2_000, 'same')).rejection?.code).toBe('IDEMPOTENCY_KEY_REUSED');
-    // A request id the server made (no Idempotency-Key) is never asked again: no fact of the
-    // voucher's is kept (only its supplier's pending credit, a fact of the account's).
-    expect((v.send(redeem(1_000, 'srv:0f1e')).facts ?? []).filter((f) => !f.of)).toEqual([]);
+    // A request id the server made (no Idempotency-Key) is never asked again: no fact is kept.
+    expect(v.send(redeem(1_000, 'srv:0f1e')).facts ?? []).toEqual([]);
     // The snapshot holds no redemption: they are records and facts.
     expect(JSON.stringify(v.state).length).toBeLessThan(400);
   });
