@@ -170,6 +170,10 @@ export function applyBatch(
       if (def.view && decision.state !== undefined && !decision.rejection) viewRow = def.view.row(decision.state);
       // A reply JSON cannot carry (a BigInt, a cycle) fails this message, not the whole batch.
       if (entry.reply && !decision.rejection) replyBody = JSON.stringify(decision.reply ?? null);
+      // So does a tally that adds no integer: summed below, it would fail the whole round, again.
+      for (const t of decision.tallies ?? []) {
+        if (!/^-?\d{1,30}$/.test(t.by)) throw new Error(`a tally of ${t.type} ${t.key} adds "${t.by}", not an integer`);
+      }
     } catch (err) {
       outcome.poison.push({ entry, error: err instanceof Error ? err.message : String(err) });
       continue;

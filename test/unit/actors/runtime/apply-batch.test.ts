@@ -157,4 +157,20 @@ describe('derivedId', () => {
     expect([...out.dirty.keys()]).toEqual(['b']);
     expect([...out.views]).toEqual([['b', { count: 1 }]]);
   });
+
+  it("sums a batch's tally additions per actor and name, and fails a message whose tally adds no integer", () => {
+    const tallying: ActorDefinition = {
+      ...counter,
+      decide: (st, msg, ctx) => {
+        const d = counter.decide(st, msg, ctx);
+        const by = (msg as unknown as { by: number }).by;
+        return { ...d, tallies: [{ type: 'acct', key: 'x', name: 'n', by: by === 7 ? '7.5' : String(by) }] };
+      },
+    };
+    const first = entry('a', { kind: 'add', by: 2, seq: 1 });
+    const bad = entry('a', { kind: 'add', by: 7, seq: 2 });
+    const out = applyBatch(tallying, [first, bad, entry('b', { kind: 'add', by: 3, seq: 1 })], new Map(), now);
+    expect(out.poison.map((p) => p.entry.id)).toEqual([bad.id]);
+    expect([...out.tallies.values()]).toEqual([{ type: 'acct', key: 'x', name: 'n', by: '5' }]);
+  });
 });
