@@ -9,7 +9,9 @@ import { isolated, type Isolated } from '../../support/isolated.js';
 const PARTITIONS = 2;
 
 /** The `hearth` command line, run as a process as an operator would (issue 25). */
-describe('the hearth CLI', () => {
+// Each case runs the CLI several times, each a Node process that compiles its TypeScript at start:
+// CI's loaded runs took up to 49 s for one case, and one ran past the default 60 s.
+describe('the hearth CLI', { timeout: 180_000 }, () => {
   let env: Isolated;
   let hearth: Hearth;
   let base: Record<string, string>;

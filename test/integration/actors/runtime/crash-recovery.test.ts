@@ -20,7 +20,7 @@ const pendingSettled = (env: Isolated): Promise<number> =>
     5_000,
   );
 
-describe('crash recovery', () => {
+describe('crash recovery', { timeout: 180_000 }, () => {
   let env: Isolated;
   let client: ActorClient;
   const procs: HearthProcess[] = [];
@@ -90,7 +90,8 @@ describe('crash recovery', () => {
     const options = { ROLE: 'worker', ACTOR_PARTITIONS: '4', LEASE_TTL_MS: '1500', LOG_LEVEL: 'info' };
     const first = spawnHearth(env.env({ ...options, DATABASE_URL: viaProxy(env.databaseUrl, proxy.port).url }));
     procs.push(first);
-    // The killed workers' leases lapse first; then the new one takes all four partitions.
+    // The killed workers' leases lapse first; then the new one takes all four partitions (it
+    // compiles its TypeScript at start first: on CI's loaded runs that took past 15 s once).
     const counterPartitions = (): Promise<number> =>
       Promise.resolve(
         new Set(
@@ -99,7 +100,7 @@ describe('crash recovery', () => {
             .flatMap((l) => (Array.isArray(l.partitions) ? (l.partitions as number[]) : [])),
         ).size,
       );
-    expect(await eventually(counterPartitions, (n) => n === 4, 15_000, 100)).toBe(4);
+    expect(await eventually(counterPartitions, (n) => n === 4, 45_000, 100)).toBe(4);
     await client.ask('counter', 'warm-up-2', { kind: 'add', by: 1 }, 10_000);
 
     proxy.stall();
