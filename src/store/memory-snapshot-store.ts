@@ -1,4 +1,5 @@
 import { partitionOf } from '../actors/runtime/partitioning.js';
+import { recordOfFact } from '../actors/runtime/types.js';
 import {
   FencedError,
   factKey,
@@ -50,7 +51,14 @@ export class MemorySnapshotStore implements SnapshotStore {
   loadFacts(type: string, refs: readonly FactRef[]): Promise<Map<string, unknown>> {
     const found = new Map<string, unknown>();
     for (const r of refs) {
-      const body = this.facts.get(`${type}\u0000${factKey(r.key, r.id)}`);
+      // A record read as a fact (types.ts, recordFact): the body of this actor's record.
+      const rec = recordOfFact(r.id);
+      const record = rec && this.records.get(`${type}\u0000${rec.kind}\u0000${rec.id}`);
+      const body = rec
+        ? record && record.key === r.key
+          ? record.body
+          : undefined
+        : this.facts.get(`${type}\u0000${factKey(r.key, r.id)}`);
       if (body !== undefined) found.set(factKey(r.key, r.id), copy(body));
     }
     return Promise.resolve(found);

@@ -8,6 +8,7 @@ import {
   type Slot,
   type Tallies,
 } from '../actors/runtime/ports.js';
+import { recordOfFact } from '../actors/runtime/types.js';
 import type { Sql } from './db.js';
 import { retireIdle } from './retire-idle.js';
 import { viewDocuments, viewWrites } from './view-writes.js';
@@ -50,11 +51,22 @@ export function createPgSnapshotStore(sql: Sql): SnapshotStore {
       // the table as it is now, never one cached while it was empty (it costs a Describe round
       // trip). Measured: prepared while actor_facts was near empty, its cached plan
       // scanned the table, 49 ms a lookup and growing with the very history facts keep away.
+      // A record read as a fact (types.ts, recordFact) is found by its primary key, the same way.
+      const records = refs.flatMap((r) => {
+        const rec = recordOfFact(r.id);
+        return rec ? [{ key: r.key, id: r.id, kind: rec.kind, record: rec.id }] : [];
+      });
       const rows = await sql.unsafe<Array<{ key: string; id: string; body: unknown }>>(
         `SELECT r.key, r.id, f.body
          FROM jsonb_to_recordset($1::text::jsonb) AS r(key text, id text)
-         CROSS JOIN LATERAL (SELECT body FROM actor_facts WHERE type = $2 AND id = r.id AND key = r.key LIMIT 1) f`,
-        [JSON.stringify(refs), type],
+         CROSS JOIN LATERAL (SELECT body FROM actor_facts WHERE type = $2 AND id = r.id AND key = r.key LIMIT 1) f
+         UNION ALL
+         SELECT r.key, r.id, x.body
+         FROM jsonb_to_recordset($3::text::jsonb) AS r(key text, id text, kind text, record text)
+         CROSS JOIN LATERAL (
+           SELECT body FROM actor_records
+           WHERE actor_type = $2 AND kind = r.kind AND record_id = r.record AND actor_key = r.key LIMIT 1) x`,
+        [JSON.stringify(refs.filter((r) => !recordOfFact(r.id))), type, JSON.stringify(records)],
         { prepare: false },
       );
       for (const row of rows) facts.set(factKey(row.key, row.id), row.body);

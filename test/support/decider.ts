@@ -1,4 +1,4 @@
-import type { ActorContext, ActorDefinition, Decision } from '../../src/actors/runtime/types.js';
+import { recordFact, type ActorContext, type ActorDefinition, type Decision } from '../../src/actors/runtime/types.js';
 
 /**
  * Drives one actor's pure `decide` as the runtime does, with no I/O: its state and facts kept
@@ -18,7 +18,7 @@ export function decider<S, M extends { kind: string }>(
   let n = 0;
   const ctxFor = (msg: M): ActorContext => {
     const msgId = `${++n}-0`;
-    const visible = new Set(def.facts?.needs(msg) ?? []);
+    const visible = new Set(def.facts?.needs(msg, opts.key ?? 'k') ?? []);
     return {
       type: def.type,
       key: opts.key ?? 'k',
@@ -45,6 +45,9 @@ export function decider<S, M extends { kind: string }>(
         if (f.body === null || f.body === undefined) facts.delete(f.id);
         else facts.set(f.id, JSON.parse(JSON.stringify(f.body)) as unknown);
       }
+      // Its records, as the runtime reads them back (types.ts, recordFact).
+      for (const r of d.records ?? [])
+        facts.set(recordFact(r.kind, r.id), JSON.parse(JSON.stringify(r.body)) as unknown);
       return d;
     },
   };

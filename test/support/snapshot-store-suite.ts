@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { partitionOf } from '../../src/actors/runtime/partitioning.js';
 import { FencedError, type BatchCommit, type SnapshotStore } from '../../src/actors/runtime/ports.js';
+import { recordFact } from '../../src/actors/runtime/types.js';
 
 /**
  * A read model table for the suite: `key` plus a text column `label` and an integer `n` (the
@@ -141,6 +142,29 @@ export function snapshotStoreSuite(
       expect((await store.loadFacts(type, [{ key: 'a', id: 'step:9' }])).size).toBe(0);
       // Facts of another type are not this one's.
       expect((await store.loadFacts(`${type}-other`, refs)).size).toBe(0);
+    });
+
+    it("reads an actor's record as a fact, by kind and id, and only that actor's", async () => {
+      const { store, type } = await fresh();
+      const epoch = await store.takeFence(type, 0, 'w1');
+      await store.commit({
+        ...batch(type, epoch, [['a', 1, 's']]),
+        records: [{ key: 'a', msgId: '1-0', kind: 'redemption', id: 'r:1', body: { amount: 5 } }],
+        facts: [{ key: 'a', id: 'step:1', body: true }],
+      });
+      const loaded = await store.loadFacts(type, [
+        { key: 'a', id: recordFact('redemption', 'r:1') },
+        { key: 'b', id: recordFact('redemption', 'r:1') },
+        { key: 'a', id: recordFact('other', 'r:1') },
+        { key: 'a', id: 'step:1' },
+      ]);
+      expect(Object.fromEntries(loaded)).toEqual({
+        [`a\u0000${recordFact('redemption', 'r:1')}`]: { amount: 5 },
+        'a\u0000step:1': true,
+      });
+      expect((await store.loadFacts(`${type}-other`, [{ key: 'a', id: recordFact('redemption', 'r:1') }])).size).toBe(
+        0,
+      );
     });
 
     it("adds to other actors' tallies per writing partition, nothing when fenced", async () => {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { uuidShaped } from '../../common/uuid-shaped.js';
 import type { MailboxEntry } from './entry-codec.js';
 import { compareStreamIds } from './stream-id.js';
-import type { ActorContext, ActorDefinition, ActorRejection } from './types.js';
+import { recordFact, type ActorContext, type ActorDefinition, type ActorRejection } from './types.js';
 import {
   factKey,
   type FactRow,
@@ -49,8 +50,7 @@ export const emptyOutcome = (): BatchOutcome => ({
 
 /** A UUID-shaped id derived from the message: stable when the same message is applied again. */
 export function derivedId(type: string, key: string, msgId: string, n: number): string {
-  const h = createHash('sha256').update(`${type}\u0000${key}\u0000${msgId}\u0000${n}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return uuidShaped(createHash('sha256').update(`${type}\u0000${key}\u0000${msgId}\u0000${n}`).digest('hex'));
 }
 
 function rejectionReply(entry: MailboxEntry, rejection: ActorRejection): OutgoingReply | undefined {
@@ -101,7 +101,7 @@ export function factsNeeded(
     if (!parsed.ok) continue;
     let ids: readonly string[];
     try {
-      ids = def.facts.needs(parsed.msg);
+      ids = def.facts.needs(parsed.msg, entry.key);
     } catch (err) {
       // Product code: failing the round would replay it for ever.
       needsFailed.set(entry, err instanceof Error ? err.message : String(err));
@@ -129,11 +129,13 @@ export function applyBatch(
 ): BatchOutcome {
   const outcome = emptyOutcome();
   const current = (key: string): Slot => outcome.dirty.get(key) ?? slots.get(key) ?? emptySlot();
+  /** Records written by earlier messages of the batch, as facts (types.ts, recordFact). */
+  const recorded = new Map<string, unknown>();
   const fact = (key: string, id: string): unknown => {
     const k = factKey(key, id);
     const written = outcome.facts.get(k);
     if (written) return written.body ?? undefined;
-    return facts.get(k);
+    return recorded.get(k) ?? facts.get(k);
   };
 
   for (const entry of entries) {
@@ -204,8 +206,10 @@ export function applyBatch(
       outcome.facts.set(factKey(entry.key, f.id), { key: entry.key, id: f.id, body: f.body ?? null });
     }
     for (const t of tallyWrites) addTally(outcome.tallies, t);
-    for (const r of records)
+    for (const r of records) {
       outcome.records.push({ key: entry.key, msgId: entry.id, kind: r.kind, id: r.id, body: r.body });
+      if (def.facts) recorded.set(factKey(entry.key, recordFact(r.kind, r.id)), r.body);
+    }
     effects.forEach((effect, seq) => {
       outcome.outbox.push({ key: entry.key, msgId: entry.id, seq, topic: effect.topic, payload: effect.payload });
     });

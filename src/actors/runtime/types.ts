@@ -92,10 +92,25 @@ export interface TallyWrite {
  * and writes the facts a decision returns in the same commit as its snapshot. Only for
  * commit-before-reply types (a round's facts are committed before the next round loads any).
  * Facts outlive an idle actor's retirement: a step applied before it stays applied.
+ * A record the actor wrote is read as a fact too, by {@link recordFact}: what a record already
+ * holds needs no fact of its own.
  */
 interface FactsPolicy<M> {
   /** The fact ids `decide` may read for this message (a handful: each is a primary-key probe). */
-  needs(msg: M): readonly string[];
+  needs(msg: M, key: string): readonly string[];
+}
+
+const RECORD_FACT = 'record:';
+
+/** The fact id under which `ctx.fact` reads this actor's record of a kind and id (its body). */
+export const recordFact = (kind: string, id: string): string => `${RECORD_FACT}${kind}:${id}`;
+
+/** The kind and id of a record read as a fact, or undefined for a fact id of another form. */
+export function recordOfFact(factId: string): { kind: string; id: string } | undefined {
+  if (!factId.startsWith(RECORD_FACT)) return undefined;
+  const rest = factId.slice(RECORD_FACT.length);
+  const colon = rest.indexOf(':');
+  return colon <= 0 ? undefined : { kind: rest.slice(0, colon), id: rest.slice(colon + 1) };
 }
 
 /**

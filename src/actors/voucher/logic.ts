@@ -1,7 +1,8 @@
 import { ledgerEntry } from '../ledger-effect.js';
 import { tellEffect } from '../tell-effect.js';
 import { CARBON, mintAccount, pendingAccount, voucherAccount } from '../../common/movement.js';
-import { reject, type Decision } from '../runtime/types.js';
+import { recordFact, reject, type Decision } from '../runtime/types.js';
+import { redemptionIdFor } from './redemption-id.js';
 import { pendingCredit } from '../pending-credit.js';
 import type { Redemption, VoucherMessage, VoucherState } from './messages.js';
 
@@ -18,14 +19,19 @@ function issued(v: VoucherState): Omit<VoucherState, 'redemptionCount' | 'issueR
 
 /**
  * What a voucher remembers beside its snapshot (runtime facts), by id: the redemption each
- * request made (a retry with the same Idempotency-Key is answered from it, however many
- * redemptions came since) and each refund applied (a refund told again changes nothing).
+ * request made, and each refund applied (a refund told again changes nothing). A redemption's id
+ * is derived from its voucher and its request ({@link redemptionIdFor}), so a retry with the same
+ * Idempotency-Key finds the redemption's own record (read as a fact), however many redemptions
+ * came since; redemptions made before ids were derived so were remembered by a fact of the
+ * request, which is still read.
  */
 export const redeemFact = (requestId: string): string => `redeem:${requestId}`;
 const refundFact = (redemptionId: string): string => `refund:${redemptionId}`;
+const redemptionFact = (voucherId: string, requestId: string): string =>
+  recordFact('redemption', redemptionIdFor(voucherId, requestId));
 
-export function factsNeeded(msg: VoucherMessage): string[] {
-  if (msg.kind === 'redeem') return [redeemFact(msg.requestId)];
+export function factsNeeded(msg: VoucherMessage, key: string): string[] {
+  if (msg.kind === 'redeem') return [redemptionFact(key, msg.requestId), redeemFact(msg.requestId)];
   if (msg.kind === 'refund') return [refundFact(msg.redemptionId)];
   return [];
 }
@@ -122,7 +128,8 @@ export function decideVoucher(
     }
 
     case 'redeem': {
-      const earlier = ctx.fact(redeemFact(msg.requestId)) as Redemption | undefined;
+      const earlier = (ctx.fact(redemptionFact(ctx.key, msg.requestId)) ?? ctx.fact(redeemFact(msg.requestId))) as
+        Redemption | undefined;
       if (earlier) {
         const same =
           earlier.supplierDid === msg.supplierDid &&
@@ -166,7 +173,7 @@ export function decideVoucher(
       }
       const remainingBalance = state.remainingBalance - msg.amount;
       const redemption: Redemption = {
-        id: ctx.id(0),
+        id: redemptionIdFor(ctx.key, msg.requestId),
         requestId: msg.requestId,
         voucherId: state.id,
         supplierDid: msg.supplierDid,
@@ -197,11 +204,8 @@ export function decideVoucher(
             at: redemption.createdAt,
           }),
         ],
+        // Its record is also what a retry of its request finds (redemptionFact): nothing else to keep.
         records: [{ kind: 'redemption', id: redemption.id, body: redemption }],
-        facts: [
-          // A request id the server made (no Idempotency-Key) is never asked again: nothing to keep.
-          ...(msg.requestId.startsWith('srv:') ? [] : [{ id: redeemFact(msg.requestId), body: redemption }]),
-        ],
         // Its supplier's account counts it pending from this commit on, with no step of its own.
         tallies: credit ? [credit] : [],
       };

@@ -129,7 +129,9 @@ export function voucherRoutes(g: Guards, d: VoucherDeps): RouteSpec[] {
         // A retry of a redemption applied long ago is answered from its record; one still in
         // flight is answered by the voucher, which remembers its latest requests.
         const requestId = requestIdOf(ctx, who);
-        const applied = ctx.headers['idempotency-key'] ? await d.reads.redemptionByRequest(requestId) : undefined;
+        const applied = ctx.headers['idempotency-key']
+          ? await d.reads.redemptionByRequest(body.voucherId, requestId)
+          : undefined;
         if (applied) {
           const same =
             applied.voucherId === body.voucherId &&

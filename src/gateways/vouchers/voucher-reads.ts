@@ -3,6 +3,7 @@ import type { Sql } from '../../store/db.js';
 import { paged } from '../../store/paged.js';
 import { factHolder } from '../../store/fact-reads.js';
 import { redeemFact } from '../../actors/voucher/logic.js';
+import { redemptionIdFor } from '../../actors/voucher/redemption-id.js';
 
 export interface VoucherFilter {
   recipientDid?: string;
@@ -36,11 +37,16 @@ export class VoucherReads {
   }
 
   /**
-   * The redemption that answered a request (a retry after a timeout), if it was applied: the fact
-   * its voucher keeps of the request (voucher/logic.ts), found by its id on any voucher.
+   * The redemption that answered a request on a voucher (a retry after a timeout), if it was
+   * applied: its record, whose id the voucher and the request name (voucher/redemption-id.ts), or,
+   * for one made before ids were derived so, the fact its voucher kept of the request (on any
+   * voucher: a key reused on another voucher is found too).
    */
-  async redemptionByRequest(requestId: string): Promise<Redemption | undefined> {
-    return (await factHolder<Redemption>(this.sql, 'voucher', redeemFact(requestId)))?.body;
+  async redemptionByRequest(voucherId: string, requestId: string): Promise<Redemption | undefined> {
+    const [row] = await this.sql<{ body: Redemption }[]>`
+      SELECT body FROM actor_records
+      WHERE actor_type = 'voucher' AND kind = 'redemption' AND record_id = ${redemptionIdFor(voucherId, requestId)}`;
+    return row?.body ?? (await factHolder<Redemption>(this.sql, 'voucher', redeemFact(requestId)))?.body;
   }
 
   /** A voucher's redemptions in the order they were made (optionally one supplier's). */

@@ -3,6 +3,7 @@ import { decideVoucher, isExpired } from '../../../../src/actors/voucher/logic.j
 import { voucherActor } from '../../../../src/actors/voucher/index.js';
 import type { Redemption, VoucherMessage, VoucherState } from '../../../../src/actors/voucher/messages.js';
 import { redemptionView } from '../../../../src/actors/voucher/representation.js';
+import { redemptionIdFor } from '../../../../src/actors/voucher/redemption-id.js';
 import { decider } from '../../../support/decider.js';
 
 const ctx = (msgId: string, now = new Date('2026-06-01T12:00:00Z')) => ({
@@ -96,14 +97,23 @@ describe('voucher decide', () => {
     const again = v.send(redeem(1_000, 'same'));
     expect(again.reply).toEqual(first.reply);
     expect(v.state?.remainingBalance).toBe(10_000_000 - 301 * 1_000);
-    expect(v.facts.has('redeem:same')).toBe(true);
+    // Found by its record, whose id the voucher and the request name: no fact of the request.
+    expect((first.reply as Redemption).id).toBe(redemptionIdFor('vch_1', 'same'));
+    expect(first.facts ?? []).toEqual([]);
+    expect(v.facts.has('redeem:same')).toBe(false);
     expect(again.effects).toBeUndefined();
     // The same key for another redemption is refused.
     expect(v.send(redeem(2_000, 'same')).rejection?.code).toBe('IDEMPOTENCY_KEY_REUSED');
     // A request id the server made (no Idempotency-Key) is never asked again: no fact is kept.
     expect(v.send(redeem(1_000, 'srv:0f1e')).facts ?? []).toEqual([]);
-    // The snapshot holds no redemption: they are records and facts.
+    // The snapshot holds no redemption: they are records.
     expect(JSON.stringify(v.state).length).toBeLessThan(400);
+    // A redemption made before ids were derived is still found, by the fact of its request.
+    const old = { ...(first.reply as Redemption), id: 'made-before', requestId: 'old-key' };
+    v.facts.set('redeem:old-key', old);
+    const before = v.state?.remainingBalance;
+    expect(v.send(redeem(1_000, 'old-key')).reply).toEqual(old);
+    expect(v.state?.remainingBalance).toBe(before);
   });
 
   it('returns the unspent CARBON of a revoked voucher to mint, and so the CARBON of a claim rejected after', () => {
