@@ -52,6 +52,34 @@ describe('ledger canonical bytes', () => {
     expect(canonicalJson({ a: 1, b: 2 })).toBe(canonicalJson({ b: 2, a: 1 }));
   });
 
+  it('gives the bytes of its definition (sort, filter, map, join) for values of every shape', () => {
+    // The definition as first written: the bytes every chained entry was hashed over.
+    const reference = (v: unknown): string => {
+      if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+      if (Array.isArray(v)) return `[${v.map(reference).join(',')}]`;
+      const o = v as Record<string, unknown>;
+      const fields = Object.keys(o)
+        .filter((k) => o[k] !== undefined)
+        .sort()
+        .map((k) => `${JSON.stringify(k)}:${reference(o[k])}`);
+      return `{${fields.join(',')}}`;
+    };
+    const values: unknown[] = [
+      {},
+      [],
+      [undefined, null, 1, 'a'],
+      { '': 1, 'é"\\\n': 'x\u2028', b: [{}, [[]]], a: { c: undefined, d: undefined } },
+      { x: undefined },
+      { z: () => 1, y: Symbol('s'), n: -0, f: 1.5e-7, big: 1e21 },
+      { movement: [{ account: 'voucher:1', asset: 'CARBON', amount: '-5' }], at: '2026-01-01T00:00:00.000Z' },
+      new Date(0),
+      'plain',
+      42,
+      undefined,
+    ];
+    for (const v of values) expect(canonicalJson(v)).toBe(reference(v));
+  });
+
   it('covers every field of an entry and of a block header', () => {
     const entry = {
       id: '7',
