@@ -9,5 +9,5 @@ export const conversionActor: ActorDefinition<ConversionState, ConversionMessage
   messages: conversionMessages,
   persistence: { mode: 'commit-before-reply' },
   decide: decideConversion,
-  view: { table: 'conversion_views', columns: ['account', 'status', 'created_at', 'doc'], row: viewRow },
+  view: { table: 'conversion_views', columns: ['account', 'status', 'created_at', 'running', 'doc'], row: viewRow },
 };

@@ -131,10 +131,18 @@ export function decideConversion(
   }
 }
 
-/** The read model row: the saga's account, status and start, for lists; the whole state. */
+/** Statuses of a saga that still waits on a step: the ones the saga sweep looks at. */
+const RUNNING: ReadonlySet<ConversionStatus> = new Set(['reserving', 'swapping', 'settling', 'compensating']);
+
+/**
+ * The read model row: the saga's account, status and start, for lists; whether it still runs,
+ * for the sweep's index (migration 029: set at the start, cleared at the end, so the steps
+ * between update the row in place); the whole state.
+ */
 export const viewRow = (c: ConversionState) => ({
   account: c.account,
   status: c.status,
   created_at: c.createdAt,
+  running: RUNNING.has(c.status),
   doc: c,
 });

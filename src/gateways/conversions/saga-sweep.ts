@@ -57,7 +57,7 @@ export class SagaSweep {
       if (!lock?.ok) return { told: 0, waiting: 0 };
       const stale = await tx<{ type: string; key: string; status: string }[]>`
         SELECT 'conversion' AS type, key, status FROM conversion_views
-          WHERE status IN ('reserving', 'swapping', 'settling', 'compensating') AND doc ->> 'updatedAt' < ${cutoff}
+          WHERE running AND doc ->> 'updatedAt' < ${cutoff}
         UNION ALL
         SELECT 'order' AS type, key, status FROM order_views WHERE status = 'reserving' AND doc ->> 'updatedAt' < ${cutoff}
         LIMIT 1000`;
