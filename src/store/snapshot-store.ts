@@ -2,8 +2,10 @@ import {
   FencedError,
   factKey,
   LEDGER_TOPIC,
+  TELL_TOPIC,
   fenceKey,
   type BatchCommit,
+  type OutboxRow,
   type SnapshotStore,
   type Slot,
   type Tallies,
@@ -11,6 +13,7 @@ import {
 import { recordOfFact } from '../actors/runtime/types.js';
 import type { Sql } from './db.js';
 import { retireIdle } from './retire-idle.js';
+import { tellBatchRow, TELLS_TOPIC } from './tell-batch.js';
 import { viewDocuments, viewWrites } from './view-writes.js';
 
 interface SnapshotRow {
@@ -239,24 +242,28 @@ function commitDocument(
       state: slot.state ?? null,
     })),
   );
-  // Ledger entries are written once, where they stay (migration 026); the outbox keeps the tells.
-  // The same effect rows, split by where they go (the ledger statement ignores `topic`).
-  const effects = (ledger: boolean) =>
-    batches.flatMap((b) =>
-      b.outbox
-        .filter((o) => (o.topic === LEDGER_TOPIC) === ledger)
-        .map((o) => ({
-          type: b.type,
-          partition: b.partition,
-          topic: o.topic,
-          key: o.key,
-          msg: o.msgId,
-          seq: o.seq,
-          payload: o.payload ?? null,
-        })),
-    );
-  const outbox = effects(false);
-  const ledger = effects(true);
+  // Ledger entries are written once, where they stay (migration 026); the outbox keeps the tells,
+  // a batch's all in one row (tell-batch.ts), and the other effects a row each. The same effect
+  // rows, split by where they go (the ledger statement ignores `topic`).
+  const effects = (b: BatchCommit, keep: (o: OutboxRow) => boolean) =>
+    b.outbox.filter(keep).map((o) => ({
+      type: b.type,
+      partition: b.partition,
+      topic: o.topic,
+      key: o.key,
+      msg: o.msgId,
+      seq: o.seq,
+      payload: o.payload ?? null,
+    }));
+  const outbox = batches.flatMap((b) => {
+    const tells = tellBatchRow(b);
+    const others = effects(b, (o) => o.topic !== LEDGER_TOPIC && o.topic !== TELL_TOPIC);
+    if (!tells) return others;
+    const { sender, payload } = tells;
+    const row = { type: b.type, partition: b.partition, topic: TELLS_TOPIC, key: sender.key, msg: sender.msgId };
+    return [{ ...row, seq: sender.seq, payload }, ...others];
+  });
+  const ledger = batches.flatMap((b) => effects(b, (o) => o.topic === LEDGER_TOPIC));
   const records = batches.flatMap((b) =>
     (b.records ?? []).map((r) => ({
       type: b.type,

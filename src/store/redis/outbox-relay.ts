@@ -6,13 +6,8 @@ import { mailboxEntry } from './mailbox-post.js';
 import { partitionOf } from '../../actors/runtime/partitioning.js';
 import { postEachOnce, type OncePost } from './post-once.js';
 import { createHash } from 'node:crypto';
-import {
-  TELL_TOPIC,
-  type BatchCommit,
-  type OutboxTell,
-  type TellOutbox,
-  type TellSender,
-} from '../../actors/runtime/ports.js';
+import { batchedTells, tellBatchRow } from '../tell-batch.js';
+import { type BatchCommit, type OutboxTell, type TellOutbox, type TellSender } from '../../actors/runtime/ports.js';
 import type { RedisClient } from './redis.js';
 
 /** An outbox row of the tell topic, as tellEffect() wrote it. */
@@ -82,7 +77,9 @@ export class OutboxRelay {
   private wake: (() => void) | undefined;
   /** Tells committed in this tick, posted at its end (see {@link publish}). */
   private publishing: OutboxTell[] = [];
-  /** Posted tells whose rows are still to delete, and the deletes in progress. */
+  /** The outbox rows of those tells (one per batch: tell-batch.ts), deleted once they are posted. */
+  private publishedRows: TellSender[] = [];
+  /** Posted rows still to delete, and the deletes in progress. */
   private forgetting: TellSender[] = [];
   private forgotten: Promise<void> | undefined;
 
@@ -103,22 +100,20 @@ export class OutboxRelay {
    * 64 redemptions.
    */
   publish(batch: BatchCommit): void {
-    const tells = batch.outbox.filter((o) => o.topic === TELL_TOPIC);
-    if (tells.length === 0) return;
+    const row = tellBatchRow(batch);
+    if (!row) return;
     if (this.publishing.length === 0) queueMicrotask(() => this.postPublished());
-    for (const t of tells) {
-      this.publishing.push({
-        sender: { type: batch.type, key: t.key, msgId: t.msgId, seq: t.seq },
-        payload: t.payload,
-      });
-    }
+    this.publishing.push(...batchedTells(batch.type, row.payload));
+    this.publishedRows.push(row.sender);
   }
 
   private postPublished(): void {
     const tells = this.publishing;
+    const rows = this.publishedRows;
     this.publishing = [];
+    this.publishedRows = [];
     this.post(tells)
-      .then(() => this.forgetLater(tells.map((t) => t.sender)))
+      .then(() => this.forgetLater(rows))
       .catch((err: unknown) =>
         this.d.log.warn(
           { err: err instanceof Error ? err.message : String(err) },

@@ -33,7 +33,8 @@ describe('outbox relay: one actor tells another through the outbox', () => {
   };
   const counter = (h: Hearth, key: string): Promise<CounterState> =>
     h.client!.ask<CounterState>('counter', key, { kind: 'get' });
-  const tellsLeft = () => countOf(env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox WHERE topic = 'tell'`);
+  const tellsLeft = () =>
+    countOf(env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox WHERE topic IN ('tell', 'tells')`);
 
   beforeAll(async () => {
     env = await isolated();
@@ -84,6 +85,30 @@ describe('outbox relay: one actor tells another through the outbox', () => {
       (v) => v.count === 20,
     );
     expect(s).toMatchObject({ count: 20, lastSeq: 20, outOfOrder: 0 });
+    await eventually(tellsLeft, (n) => n === 0);
+  });
+
+  it("posts a batch's row of tells a stopped worker left, each tell once and in order", async () => {
+    const gateway = await start('gateway');
+    // A commit's tells as one row (src/store/tell-batch.ts), left by a worker that died before
+    // posting them; one of them was posted already (its row of the older kind stays too).
+    const tells = Array.from({ length: 12 }, (_, i) => ({
+      key: `f-batch-${i % 3}`,
+      msg: `7-${i}`,
+      seq: 0,
+      payload: { type: 'counter', key: 'batched', message: { kind: 'add', by: 1, seq: i + 1 } },
+    }));
+    await env.sql`
+      INSERT INTO outbox (topic, actor_type, actor_key, msg_id, seq, payload)
+      VALUES ('tells', 'forwarder', '#p0', '7-0', -1, ${JSON.stringify(tells)}::text::jsonb),
+             ('tell', 'forwarder', 'f-batch-0', '7-0', 0, ${JSON.stringify(tells[0]!.payload)}::text::jsonb)`;
+    expect(await tellsLeft()).toBe(2);
+    await start('worker');
+    const s = await eventually(
+      () => counter(gateway, 'batched'),
+      (v) => v.count >= 12,
+    );
+    expect(s).toMatchObject({ count: 12, lastSeq: 12, outOfOrder: 0 });
     await eventually(tellsLeft, (n) => n === 0);
   });
 });
