@@ -21,11 +21,12 @@ says completed. Measured at the actors, as the redemptions above.
 ${row('swaps through one pool', c.swaps)}
 ${row('conversions (sagas), 1,000 accounts', c.sagas)}
 
-A conversion is seven actor steps, each committed before the next is told (the worker posts a
-group commit's tells right after it in one call, then deletes their outbox rows, one statement
-at a time for whatever has piled up), four of them writing the new saga's
-snapshot and read model row, and one a ledger entry: at about 1/7 of the echo rate it would be
-13% (docs/scaling.md says where the rest goes).
+A conversion is seven actor steps, each committed before the next is told (a commit writes its
+batch's tells as one outbox row; the worker posts them right after it in one call, then deletes
+those rows, one statement at a time for whatever has piled up), four of them writing the new
+saga's snapshot and read model row (updated in place between its start and end), and one a
+ledger entry: at about 1/7 of the echo rate it would be 13% (docs/scaling.md says where the rest
+goes).
 `;
 }
 
