@@ -1,4 +1,4 @@
-import { chatSessionActor } from './chat-session/index.js';
+import { chatSessionActor } from './chat/index.js';
 import { claimActor } from './claim/index.js';
 import { counterActor } from './counter/index.js';
 import { echoActor } from './echo/index.js';

@@ -35,7 +35,7 @@ export function isVoucherCode(code: string): boolean {
 /**
  * The `attempt`-th candidate code of a voucher: 9 digits from a hash of its id, then the check
  * digit. Derived, so that assigning twice (a retried issue, two gateways) proposes the same code;
- * a candidate another voucher already holds is passed over for the next (gateways/vouchers/voucher-codes.ts).
+ * a candidate another voucher already holds is passed over for the next (gateways/voucher/voucher-codes.ts).
  */
 export function candidateCode(voucherId: string, attempt: number): string {
   const h = createHash('sha256').update(`hearth.code\u0000${voucherId}\u0000${attempt}`).digest();

@@ -1,4 +1,4 @@
-import type { ChatSession } from '../../actors/chat-session/messages.js';
+import type { ChatSession } from '../../actors/chat/messages.js';
 import type { Sql } from '../../store/db.js';
 import { paged } from '../../store/paged.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ChatRecord } from '../../actors/chat-session/messages.js';
+import type { ChatRecord } from '../../actors/chat/messages.js';
 import type { Sql } from '../../store/db.js';
 import { toolOutputText } from './agent/tool-output.js';
 import type { TranscriptEntry } from './agent/history.js';

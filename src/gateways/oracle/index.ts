@@ -19,7 +19,7 @@ import { oracleTools } from './agent/tools.js';
 import { creditsPlugin, httpSubscriptions } from './agent/credits-plugin.js';
 import type { OraclePlugin } from './agent/plugin.js';
 import { pluginRoutes } from './plugin-routes.js';
-import { VoucherReads } from '../vouchers/service.js';
+import { VoucherReads } from '../voucher/service.js';
 import { delegationRoutes } from './delegation-routes.js';
 import { historyWithin } from './agent/history.js';
 import { chatHistory } from './chat-transcript.js';

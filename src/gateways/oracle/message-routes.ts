@@ -20,7 +20,7 @@ import type { RouteSpec } from '../http/router.js';
 import { abortBody, sendMessageBody } from './message-dto.js';
 import { turnStream, type TurnStreamDeps } from './turn-stream.js';
 import { ucanGuarded, type OracleAuth } from './oracle-auth.js';
-import { chatRef } from '../../actors/chat-session/messages.js';
+import { chatRef } from '../../actors/chat/messages.js';
 import { chatKeys } from './chat-keys.js';
 
 /** The JSON answer of a whole turn (no `stream`). */

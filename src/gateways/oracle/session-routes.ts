@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { SESSION_DELETED, sessionView, sessionViewSchema } from '../../actors/chat-session/messages.js';
+import { SESSION_DELETED, sessionView, sessionViewSchema } from '../../actors/chat/messages.js';
 import { askErrors } from '../http/ask-errors.js';
 import { isAppError } from '../../errors/index.js';
 import type { ActorClient } from '../../store/redis/actor-client.js';
@@ -9,7 +9,7 @@ import { parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
 import type { RouteSpec } from '../http/router.js';
 import { ucanGuarded, type OracleAuth } from './oracle-auth.js';
-import { chatRef } from '../../actors/chat-session/messages.js';
+import { chatRef } from '../../actors/chat/messages.js';
 
 /** `limit` (default 20, at most 100) and `offset` (default 0), as the wire reference and spec say. */
 const sessionQuery = z

@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js';
 import type { ActorClient } from '../../store/redis/actor-client.js';
-import { t, DEFAULT_LANGUAGE } from '../../actors/ussd-session/catalog/index.js';
+import { t, DEFAULT_LANGUAGE } from '../../actors/ussd/catalog/index.js';
 import type { Logger } from '../../log.js';
 import type { LiveSessions } from './live-sessions.js';
 import type { PhoneDirectory } from './phone-directory.js';
@@ -10,7 +10,7 @@ import type { PhoneRateLimit } from './rate-limit.js';
 import { carryOut, type WorkDeps } from './work-orders.js';
 import type { Unserved, UssdRequest } from './request.js';
 import { dialled } from './dial-through.js';
-import { ussdRef } from '../../actors/ussd-session/messages.js';
+import { ussdRef } from '../../actors/ussd/messages.js';
 
 /**
  * Work orders carried out within one request at most: a flow needs one or two, a dial-through

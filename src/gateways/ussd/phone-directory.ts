@@ -1,4 +1,4 @@
-import type { Audience } from '../../actors/ussd-session/flows/kit.js';
+import type { Audience } from '../../actors/ussd/flows/kit.js';
 import type { Sql } from '../../store/db.js';
 import { TtlCache } from '../../ttl-cache.js';
 

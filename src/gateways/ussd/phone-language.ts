@@ -1,4 +1,4 @@
-import { catalogs } from '../../actors/ussd-session/catalog/index.js';
+import { catalogs } from '../../actors/ussd/catalog/index.js';
 import type { Sql } from '../../store/db.js';
 import { TtlCache } from '../../ttl-cache.js';
 

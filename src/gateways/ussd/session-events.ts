@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { z } from 'zod';
-import { ussdRef } from '../../actors/ussd-session/messages.js';
+import { ussdRef } from '../../actors/ussd/messages.js';
 import { AppError } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
 import type { ActorClient } from '../../store/redis/actor-client.js';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Intent, IntentResult } from '../../actors/ussd-session/index.js';
+import type { Intent, IntentResult } from '../../actors/ussd/index.js';
 import { CARBON } from '../../common/movement.js';
 import { AppError } from '../../errors/index.js';
-import { convert, type ConvertDeps, decimal, micro, poolId, quote } from '../conversions/service.js';
+import { convert, type ConvertDeps, decimal, micro, poolId, quote } from '../conversion/service.js';
 import type { PhoneOwner } from './phone-directory.js';
 import type { PinStore } from './pin-store.js';
 

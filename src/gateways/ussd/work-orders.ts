@@ -1,5 +1,5 @@
 import type { ActorClient } from '../../store/redis/actor-client.js';
-import type { Intent, IntentResult } from '../../actors/ussd-session/index.js';
+import type { Intent, IntentResult } from '../../actors/ussd/index.js';
 import { fromMicro, toMicro } from '../../actors/voucher/money.js';
 import type { VoucherState } from '../../actors/voucher/messages.js';
 import { voucherView } from '../../actors/voucher/representation.js';
@@ -13,12 +13,12 @@ import {
   type VoucherCodes,
   type VoucherPlans,
   type VoucherReads,
-} from '../vouchers/service.js';
+} from '../voucher/service.js';
 import type { PhoneOwner } from './phone-directory.js';
 import type { PinStore } from './pin-store.js';
 import type { PhoneLanguage } from './phone-language.js';
-import { catalogs } from '../../actors/ussd-session/catalog/index.js';
-import { openSurveyFor, type SurveyReads } from '../surveys/service.js';
+import { catalogs } from '../../actors/ussd/catalog/index.js';
+import { openSurveyFor, type SurveyReads } from '../survey/service.js';
 import { checkAnswers } from '../../actors/survey/template.js';
 import { responseIdFor } from '../../actors/survey-response/response-id.js';
 import type { Sql } from '../../store/db.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatSessionActor } from '../../../src/actors/chat-session/index.js';
+import { chatSessionActor } from '../../../src/actors/chat/index.js';
 import { claimActor } from '../../../src/actors/claim/index.js';
 import type { ActorDefinition } from '../../../src/actors/runtime/types.js';
 import { responseActor } from '../../../src/actors/survey-response/index.js';

@@ -1,8 +1,8 @@
 import type { VoucherState } from '../../../actors/voucher/messages.js';
 import { fromMicro } from '../../../actors/voucher/money.js';
 import type { Sql } from '../../../store/db.js';
-import type { VoucherReads } from '../../vouchers/service.js';
-import { openSurveyFor } from '../../surveys/service.js';
+import type { VoucherReads } from '../../voucher/service.js';
+import { openSurveyFor } from '../../survey/service.js';
 
 /** A tool the agent may call; it acts for the authenticated caller only. */
 export interface OracleTool {

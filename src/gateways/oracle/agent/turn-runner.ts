@@ -10,7 +10,7 @@ import { askBrowser, runAction, type ClientCallDeps } from './client-calls.js';
 import { failureOf, ModelError } from './model-error.js';
 import { toolOutputText } from './tool-output.js';
 import type { History } from './history.js';
-import { chatRef } from '../../../actors/chat-session/messages.js';
+import { chatRef } from '../../../actors/chat/messages.js';
 
 export interface TurnDeps extends ClientCallDeps {
   /** Follows the session's stream for the client's answers to browser tools and actions. */

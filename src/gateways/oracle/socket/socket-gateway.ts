@@ -18,7 +18,7 @@ import {
   type ServerEvent,
   type ServerPayload,
 } from './events.js';
-import { chatRef } from '../../../actors/chat-session/messages.js';
+import { chatRef } from '../../../actors/chat/messages.js';
 
 export interface SocketDeps {
   app: TemplatedApp;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHearth, type Hearth } from '../../../../src/hearth.js';
-import { catalogs } from '../../../../src/actors/ussd-session/catalog/index.js';
-import { en } from '../../../../src/actors/ussd-session/catalog/en.js';
+import { catalogs } from '../../../../src/actors/ussd/catalog/index.js';
+import { en } from '../../../../src/actors/ussd/catalog/en.js';
 import { adminKey, api } from '../../../support/api.js';
 import { isolated, type Isolated } from '../../../support/isolated.js';
 import { ussdClient } from '../../../support/ussd-client.js';

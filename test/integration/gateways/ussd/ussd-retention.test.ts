@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { USSD_RETENTION_MS } from '../../../../src/actors/ussd-session/index.js';
+import { USSD_RETENTION_MS } from '../../../../src/actors/ussd/index.js';
 import { startHearth, type Hearth } from '../../../../src/hearth.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import { ussdClient } from '../../../support/ussd-client.js';

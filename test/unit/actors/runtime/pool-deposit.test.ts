@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ActorClient } from '../../../../src/store/redis/actor-client.js';
 import { AppError } from '../../../../src/errors/index.js';
-import { applyDeposit } from '../../../../src/gateways/conversions/pool-deposit.js';
+import { applyDeposit } from '../../../../src/gateways/conversion/pool-deposit.js';
 import type { Logger } from '../../../../src/log.js';
 
 const deposit = { id: 'dep_1', deposits: { CARBON: '1000000', USDC: '2000000' }, feeBps: 30 };

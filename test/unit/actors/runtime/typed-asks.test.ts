@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { ActorClient } from '../../../../src/store/redis/actor-client.js';
-import { chatRef, type ChatSession } from '../../../../src/actors/chat-session/messages.js';
+import { chatRef, type ChatSession } from '../../../../src/actors/chat/messages.js';
 import { voucherRef, type Redemption, type VoucherState } from '../../../../src/actors/voucher/messages.js';
 
 /**

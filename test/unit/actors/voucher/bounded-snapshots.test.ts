@@ -4,8 +4,8 @@ import { accountActor, type AccountMessage } from '../../../../src/actors/accoun
 import { poolActor, type PoolMessage } from '../../../../src/actors/pool/index.js';
 import { voucherActor } from '../../../../src/actors/voucher/index.js';
 import type { VoucherMessage } from '../../../../src/actors/voucher/messages.js';
-import { chatSessionActor } from '../../../../src/actors/chat-session/index.js';
-import type { ChatMessage } from '../../../../src/actors/chat-session/messages.js';
+import { chatSessionActor } from '../../../../src/actors/chat/index.js';
+import type { ChatMessage } from '../../../../src/actors/chat/messages.js';
 import { decider } from '../../../support/decider.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actorRef } from '../runtime/actor-ref.js';
 
-/** What the oracle gateway sends a chat-session actor (keyed by sessionId). */
+/** What the oracle gateway sends a chat actor (a session) (keyed by sessionId). */
 export const chatMessages = z.discriminatedUnion('kind', [
   z
     .object({
@@ -96,7 +96,7 @@ export function sessionView(s: ChatSession): z.output<typeof sessionViewSchema> 
   return view;
 }
 
-/** What callers address: each kind of chat-session message, and what it answers. */
+/** What callers address: each kind of chat message, and what it answers. */
 export const chatRef = actorRef<
   ChatMessage,
   { create: ChatSession; get: ChatSession; delete: { message: string }; append: { appended: number } }

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  sealText,
-  ussdSessionActor,
-  type HopReply,
-  type UssdSession,
-} from '../../../../src/actors/ussd-session/index.js';
-import { splitInputs } from '../../../../src/actors/ussd-session/input.js';
+import { sealText, ussdSessionActor, type HopReply, type UssdSession } from '../../../../src/actors/ussd/index.js';
+import { splitInputs } from '../../../../src/actors/ussd/input.js';
 import type { ActorContext } from '../../../../src/actors/runtime/types.js';
 
 const KEY = 'k'.repeat(32);

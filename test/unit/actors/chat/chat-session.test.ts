@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decideChat } from '../../../../src/actors/chat-session/logic.js';
-import { sessionView, type ChatSession } from '../../../../src/actors/chat-session/messages.js';
+import { decideChat } from '../../../../src/actors/chat/logic.js';
+import { sessionView, type ChatSession } from '../../../../src/actors/chat/messages.js';
 import type { ActorContext } from '../../../../src/actors/runtime/types.js';
 
 const ctx: ActorContext = {

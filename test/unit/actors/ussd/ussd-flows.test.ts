@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ActorContext } from '../../../../src/actors/runtime/types.js';
-import { catalogs, t } from '../../../../src/actors/ussd-session/catalog/index.js';
-import { en } from '../../../../src/actors/ussd-session/catalog/en.js';
-import { installedFlows } from '../../../../src/actors/ussd-session/flows/index.js';
-import { choose, endWith, screen } from '../../../../src/actors/ussd-session/flows/kit.js';
-import type { FlowDefinition } from '../../../../src/actors/ussd-session/flows/registry.js';
-import { ussdDecide } from '../../../../src/actors/ussd-session/logic.js';
-import { buildMachine } from '../../../../src/actors/ussd-session/machine.js';
-import type { HopReply, UssdSession } from '../../../../src/actors/ussd-session/index.js';
-import type { UssdMessage } from '../../../../src/actors/ussd-session/messages.js';
+import { catalogs, t } from '../../../../src/actors/ussd/catalog/index.js';
+import { en } from '../../../../src/actors/ussd/catalog/en.js';
+import { installedFlows } from '../../../../src/actors/ussd/flows/index.js';
+import { choose, endWith, screen } from '../../../../src/actors/ussd/flows/kit.js';
+import type { FlowDefinition } from '../../../../src/actors/ussd/flows/registry.js';
+import { ussdDecide } from '../../../../src/actors/ussd/logic.js';
+import { buildMachine } from '../../../../src/actors/ussd/machine.js';
+import type { HopReply, UssdSession } from '../../../../src/actors/ussd/index.js';
+import type { UssdMessage } from '../../../../src/actors/ussd/messages.js';
 
 /** The example flow of docs/ussd.md, as a deployer would write it (with catalog keys that exist). */
 const callbackFlow: FlowDefinition = {

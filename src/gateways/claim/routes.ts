@@ -5,7 +5,7 @@ import { AppError } from '../../errors/index.js';
 import type { ClaimReads } from './claim-reads.js';
 import type { Certificate, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
-import type { VoucherReads } from '../vouchers/service.js';
+import type { VoucherReads } from '../voucher/service.js';
 import { verifyCompactJws } from '../auth/jws.js';
 import { jsonBody, parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';

@@ -1,5 +1,5 @@
 import type { SurveyState } from '../../actors/survey/index.js';
-import type { Question } from '../../actors/ussd-session/flows/survey.js';
+import type { Question } from '../../actors/ussd/flows/survey.js';
 import { responseIdFor } from '../../actors/survey-response/response-id.js';
 import type { Sql } from '../../store/db.js';
 

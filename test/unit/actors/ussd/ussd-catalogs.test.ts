@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { catalogProblems } from '../../../../src/actors/ussd-session/catalog/catalog-check.js';
-import { en } from '../../../../src/actors/ussd-session/catalog/en.js';
-import { catalogs, needsReview } from '../../../../src/actors/ussd-session/catalog/index.js';
+import { catalogProblems } from '../../../../src/actors/ussd/catalog/catalog-check.js';
+import { en } from '../../../../src/actors/ussd/catalog/en.js';
+import { catalogs, needsReview } from '../../../../src/actors/ussd/catalog/index.js';
 
 /** GSM 03.38's basic alphabet: what every handset shows (one character each). */
 const GSM7 = new Set(
