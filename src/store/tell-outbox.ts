@@ -31,7 +31,8 @@ export function createPgTellOutbox(sql: Sql, forgetSql: Sql = sql): TellOutbox {
         rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
         const tells: OutboxTell[] = rows.flatMap(tellsOfRow);
         if (tells.length > 0) await post(tells);
-        return tells.length;
+        // Rows, not tells: what the relay's batch counts (a row may hold a commit's tells).
+        return rows.length;
       }),
     forget: async (sent: readonly TellSender[]) => {
       if (sent.length === 0) return;

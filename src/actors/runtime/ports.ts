@@ -238,7 +238,11 @@ export const TELL_TOPIC = 'tell';
 /** The topic of an effect that is a ledger entry (ledger-effect.ts): written to ledger_entries, not the outbox. */
 export const LEDGER_TOPIC = 'ledger';
 
-/** Who wrote a tell: its outbox row's identity (unique), the same before and after its commit. */
+/**
+ * Who wrote a tell: its sender's type and key, the message and the effect index (unique per tell,
+ * the same before and after its commit). A row of one tell has this identity; a batch's row
+ * (store/tell-batch.ts) has one of its own, and each tell in it keeps this one.
+ */
 export interface TellSender {
   type: string;
   key: string;
@@ -255,9 +259,10 @@ export interface OutboxTell {
 /**
  * The outbox's tells. The worker that committed them posts them at once and then `forget`s them;
  * `relay` is the way for the rest (a worker that died in between, a post that failed): it takes up
- * to `batch` tells at least `minAgeMs` old that no other relay holds, oldest first, hands them to
- * `post`, and removes them only once `post` has resolved (in one transaction: a failure or a crash
- * leaves them for the next relay). Resolves with how many it took.
+ * to `batch` outbox rows at least `minAgeMs` old that no other relay holds, oldest first, hands
+ * their tells to `post` in order, and removes the rows only once `post` has resolved (in one
+ * transaction: a failure or a crash leaves them for the next relay). Resolves with how many rows
+ * it took. `forget` deletes rows by their identity (a row of one tell: its sender's).
  */
 export interface TellOutbox {
   relay(batch: number, minAgeMs: number, post: (tells: readonly OutboxTell[]) => Promise<void>): Promise<number>;

@@ -31,7 +31,11 @@ const redemptionFact = (voucherId: string, requestId: string): string =>
   recordFact('redemption', redemptionIdFor(voucherId, requestId));
 
 export function factsNeeded(msg: VoucherMessage, key: string): string[] {
-  if (msg.kind === 'redeem') return [redemptionFact(key, msg.requestId), redeemFact(msg.requestId)];
+  if (msg.kind === 'redeem') {
+    // Older redemptions' request facts were never written for a request id the server made.
+    const older = msg.requestId.startsWith('srv:') ? [] : [redeemFact(msg.requestId)];
+    return [redemptionFact(key, msg.requestId), ...older];
+  }
   if (msg.kind === 'refund') return [refundFact(msg.redemptionId)];
   return [];
 }

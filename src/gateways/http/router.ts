@@ -40,7 +40,7 @@ export interface RouteDoc {
   auth?: 'apiKey' | 'ucan';
   /**
    * `required`: the route refuses a request without an Idempotency-Key (400
-   * IDEMPOTENCY_KEY_REQUIRED), as a route that moves money does (conversions/caller.ts,
+   * IDEMPOTENCY_KEY_REQUIRED), as a route that moves money does (conversion/caller.ts,
    * stepIdOf). The document marks the header required there, and optional on every other POST.
    */
   idempotencyKey?: 'required';

@@ -64,8 +64,9 @@ export interface Keys extends KeyPrefix {
    */
   deadLetter(type: string, partition: number): string;
   /**
-   * Marks an outbox tell as posted to this partition's mailbox (`…:told:<outbox id>`, in the
-   * mailbox's slot), for a few minutes: a relay that posts it again after a lost commit adds nothing.
+   * Marks an outbox tell as posted to this partition's mailbox (`…:told:<id>`, the hash of the
+   * tell's sender identity, in the mailbox's slot), for a few minutes: a relay that posts it again
+   * after a lost commit adds nothing.
    */
   told(type: string, partition: number, outboxId: string): string;
   /** The names a partition's keys had before they carried hash tags (adopted once, on a single Redis). */

@@ -36,7 +36,7 @@ const TOLD_TTL_S = 300;
 /** Posted rows deleted per statement at most. */
 const FORGET_BATCH = 1_024;
 
-/** A tell's mark id: its outbox row's identity, hashed (the same for every post of it). */
+/** A tell's mark id: its sender identity, hashed (the same for every post of it, from any row). */
 function markOf(s: TellSender): string {
   return createHash('sha256')
     .update(`${s.type}\u0000${s.key}\u0000${s.msgId}\u0000${s.seq}`)
@@ -180,7 +180,7 @@ export class OutboxRelay {
     this.wake = undefined;
   }
 
-  /** Takes up to a batch of tells, posts them, and lets the outbox remove them. How many it took. */
+  /** Takes up to a batch of rows, posts their tells, and lets the outbox remove them. How many rows it took. */
   private relayBatch(): Promise<number> {
     // Every write of the batch goes in one turn, so in one call per mailbox, in row order.
     return this.d.outbox.relay(this.d.options.batch, this.d.options.graceMs, (tells) => this.post(tells));

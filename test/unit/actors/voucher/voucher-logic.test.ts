@@ -104,8 +104,11 @@ describe('voucher decide', () => {
     expect(again.effects).toBeUndefined();
     // The same key for another redemption is refused.
     expect(v.send(redeem(2_000, 'same')).rejection?.code).toBe('IDEMPOTENCY_KEY_REUSED');
-    // A request id the server made (no Idempotency-Key) is never asked again: no fact is kept.
-    expect(v.send(redeem(1_000, 'srv:0f1e')).facts ?? []).toEqual([]);
+    // A request id the server made (no Idempotency-Key) redeems like any other, its record named
+    // by it like any other.
+    const served = v.send(redeem(1_000, 'srv:0f1e'));
+    expect((served.reply as Redemption).id).toBe(redemptionIdFor('vch_1', 'srv:0f1e'));
+    expect(served.records?.map((r) => r.id)).toEqual([redemptionIdFor('vch_1', 'srv:0f1e')]);
     // The snapshot holds no redemption: they are records.
     expect(JSON.stringify(v.state).length).toBeLessThan(400);
     // A redemption made before ids were derived is still found, by the fact of its request.
