@@ -39,8 +39,10 @@ export class VoucherReads {
   /**
    * The redemption that answered a request on a voucher (a retry after a timeout), if it was
    * applied: its record, whose id the voucher and the request name (voucher/redemption-id.ts), or,
-   * for one made before ids were derived so, the fact its voucher kept of the request (on any
-   * voucher: a key reused on another voucher is found too).
+   * for one made before ids were derived so, the fact its voucher kept of the request (found on
+   * any voucher). A key reused on another voucher with a newer redemption is not found here: the
+   * idempotency record of its first answer refuses it (409 IDEMPOTENCY_KEY_REUSED, a different
+   * body), as it does every reuse.
    */
   async redemptionByRequest(voucherId: string, requestId: string): Promise<Redemption | undefined> {
     const [row] = await this.sql<{ body: Redemption }[]>`
