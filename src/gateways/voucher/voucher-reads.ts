@@ -1,7 +1,6 @@
 import type { Redemption, VoucherState } from '../../actors/voucher/messages.js';
 import type { Sql } from '../../store/db.js';
 import { paged } from '../../store/paged.js';
-import { factHolder } from '../../store/fact-reads.js';
 import { redeemFact } from '../../actors/voucher/logic.js';
 import { redemptionIdFor } from '../../actors/voucher/redemption-id.js';
 
@@ -45,10 +44,17 @@ export class VoucherReads {
    * body), as it does every reuse.
    */
   async redemptionByRequest(voucherId: string, requestId: string): Promise<Redemption | undefined> {
+    // Both probes in one statement (one round trip on every keyed first try), the record first.
     const [row] = await this.sql<{ body: Redemption }[]>`
-      SELECT body FROM actor_records
-      WHERE actor_type = 'voucher' AND kind = 'redemption' AND record_id = ${redemptionIdFor(voucherId, requestId)}`;
-    return row?.body ?? (await factHolder<Redemption>(this.sql, 'voucher', redeemFact(requestId)))?.body;
+      SELECT body FROM (
+        SELECT 0 AS rank, body FROM actor_records
+        WHERE actor_type = 'voucher' AND kind = 'redemption' AND record_id = ${redemptionIdFor(voucherId, requestId)}
+        UNION ALL
+        SELECT 1, body FROM (
+          SELECT body FROM actor_facts WHERE type = 'voucher' AND id = ${redeemFact(requestId)} LIMIT 1) older
+      ) found
+      ORDER BY rank LIMIT 1`;
+    return row?.body;
   }
 
   /** A voucher's redemptions in the order they were made (optionally one supplier's). */
