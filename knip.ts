@@ -13,6 +13,8 @@ const config: KnipConfig = {
     'bench/run.ts',
     'bench/probe.ts',
     'bench/cluster.ts',
+    // Started by URL on a thread of its own (src/ledger/ledger-on-thread.ts), never imported.
+    'src/ledger/ledger-thread.ts',
     // Started by path in a child process (bench/suites/limits.ts, sockets.ts), never imported.
     'bench/servers/*.ts',
     'scripts/*.mjs',

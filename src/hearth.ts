@@ -35,6 +35,7 @@ import { migrate } from './store/migrate.js';
 import { createPgSnapshotStore } from './store/snapshot-store.js';
 import { LedgerReads } from './ledger/ledger-reads.js';
 import { startLedger } from './ledger/start-ledger.js';
+import { startLedgerOnThread } from './ledger/ledger-on-thread.js';
 import { OverviewHistory } from './gateways/console/overview-history.js';
 import { consoleStaticRoutes } from './gateways/console/static-routes.js';
 
@@ -179,12 +180,16 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
       await runtime.start();
       const r = runtime;
       cleanups.push(() => r.close());
-      const ledger = await startLedger(config, {
-        sql,
-        log: log.child({ role: 'worker', actor: 'ledger' }),
-        ownerId: processId('ledger'),
-        clock,
-      });
+      // On a thread of its own (ledger-on-thread.ts), unless time is the caller's (tests that
+      // move the clock): a thread cannot share a function, and those must see their blocks' times.
+      const ledger = opts.clock
+        ? await startLedger(config, {
+            sql,
+            log: log.child({ role: 'worker', actor: 'ledger' }),
+            ownerId: processId('ledger'),
+            clock,
+          })
+        : await startLedgerOnThread(config, { log, ownerId: processId('ledger') });
       cleanups.push(() => ledger.close());
     }
 

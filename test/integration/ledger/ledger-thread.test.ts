@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLedgerOnThread } from '../../../src/ledger/ledger-on-thread.js';
+import { verifyJournal } from '../../../src/ledger/verify.js';
+import { eventually, isolated, type Isolated } from '../../support/isolated.js';
+import { unchainedEntries } from '../../support/ledger-records.js';
+
+/** The ledger writer of a worker process, on a thread of its own (src/ledger/ledger-on-thread.ts). */
+describe('ledger: the writer on its own thread', () => {
+  let env: Isolated;
+
+  beforeAll(async () => {
+    env = await isolated();
+  });
+
+  afterAll(async () => {
+    await env.cleanup();
+  });
+
+  const enqueue = (from: number, n: number) => env.sql`
+    INSERT INTO ledger_entries (actor_type, actor_key, msg_id, seq, payload)
+    SELECT 'survey', 's-' || (i % 5), i || '-0', 0, jsonb_build_object('type', 'survey.created', 'n', i)
+    FROM generate_series(${from}::int, ${from + n - 1}::int) AS i`;
+
+  const head = async () =>
+    (await env.sql<{ lease_owner: string | null; height: string }[]>`SELECT lease_owner, height FROM ledger_head`)[0];
+
+  it('chains the entries into a verified journal, holds the lease, and gives it up on close', async () => {
+    await enqueue(0, 1_234);
+    const ledger = await startLedgerOnThread(env.config({ LEDGER_BATCH_MS: '20', LEDGER_BATCH_SIZE: '100' }), {
+      log: env.log,
+      ownerId: 'ledger-thread-test',
+    });
+    try {
+      await eventually(
+        () => unchainedEntries(env.sql),
+        (n) => n === 0,
+      );
+      expect((await head())?.lease_owner).toBe('ledger-thread-test');
+      expect(await verifyJournal(env.sql)).toMatchObject({ ok: true, entries: 1_234, blocks: 13 });
+      // Still writing: entries made later are chained too.
+      await enqueue(5_000, 7);
+      await eventually(
+        () => unchainedEntries(env.sql),
+        (n) => n === 0,
+      );
+    } finally {
+      await ledger.close();
+    }
+    expect((await head())?.lease_owner).toBeNull();
+    // Closed means stopped: nothing more is chained.
+    const height = (await head())?.height;
+    await enqueue(9_000, 3);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await unchainedEntries(env.sql)).toBe(3);
+    expect((await head())?.height).toBe(height);
+  });
+
+  it('refuses to start as the writer in-process would, with its reason', async () => {
+    const config = env.config({
+      LEDGER_BACKEND: 'cosmos',
+      LEDGER_MNEMONIC: Array.from({ length: 12 }, () => 'notaword').join(' '),
+    });
+    await expect(startLedgerOnThread(config, { log: env.log, ownerId: 'ledger-thread-bad' })).rejects.toThrow(
+      /mnemonic|word/i,
+    );
+  });
+});
