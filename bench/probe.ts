@@ -7,6 +7,7 @@
  * BENCH_PROBE_CONVERSIONS=64 adds swaps through one pool and conversion sagas over 1,000 accounts at
  * that concurrency. BENCH_PROBE_REDEMPTIONS=64 adds redemptions spread over 64 suppliers and by one,
  * with BENCH_PROBE_GROWTH=50000 the growth run (one supplier up to that many unsettled).
+ * BENCH_PROBE_HTTP=64 adds signed redemptions through a gateway process, with each process's CPU.
  * BENCH_PROBE_REPLICATION=1 adds the echo ask and redemptions on one PostgreSQL and on a
  * pg_auto_failover pair (synchronous replication), back to back.
  * On a cluster (REDIS_URL=redis+cluster://…) the bare and floor runs are left out: their responder
@@ -25,6 +26,7 @@ import { conversions } from './suites/conversions.js';
 import { growthRun, snapshotBytes, supplierRedemptions } from './suites/suppliers.js';
 import { vacuumAnalyze } from './lib/quiet.js';
 import { replicationCost } from './suites/replication.js';
+import { httpRedemptions } from './suites/http-redemptions.js';
 
 const levels = (process.env.BENCH_PROBE_LEVELS ?? '64').split(',').filter(Boolean).map(Number);
 const rounds = Number(process.env.BENCH_PROBE_ROUNDS ?? 3);
@@ -134,6 +136,25 @@ async function main(): Promise<void> {
         }
         for (const t of await snapshotBytes(env))
           process.stdout.write(`  snapshots ${t.type}: ${t.actors} actors, mean ${t.mean} B, max ${t.max} B\n`);
+      }
+      if (process.env.BENCH_PROBE_HTTP && round === 0) {
+        const concurrency = Number(process.env.BENCH_PROBE_HTTP) || 64;
+        const h = await httpRedemptions(
+          env,
+          concurrency,
+          10_000,
+          () => vacuumAnalyze(env, () => undefined),
+          (gatewayPid) =>
+            cpuMeter({
+              gateway: { pid: gatewayPid },
+              worker: { pid: worker.proc.pid ?? 0 },
+              postgres: { command: 'postgres' },
+              redis: { command: 'redis-server' },
+              client: { pid: process.pid },
+            }),
+        );
+        line('redeem over HTTP, 10,000 vouchers', h.spread, h.cpu?.spread);
+        line('redeem over HTTP, one voucher', h.hot, h.cpu?.hot);
       }
       if (process.env.BENCH_PROBE_REPLICATION && round === 0) {
         const r = await replicationCost(env, (l) => process.stdout.write(`${l}\n`));

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { ActorClient } from './store/redis/actor-client.js';
 import { createKeys } from './store/redis/keys.js';
 import { connectRedis, createRedis } from './store/redis/redis.js';
+import { redisRegistryChanges, registryChangesChannel } from './store/registries/registry-changes.js';
 import { assertPartitionCounts } from './store/redis/partition-counts.js';
 import { OutboxRelay } from './store/redis/outbox-relay.js';
 import { SagaSweep } from './gateways/conversion/saga-sweep.js';
@@ -259,6 +260,14 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         },
         log.child({ role: 'gateway' }),
       );
+      // Its own connection: a subscribed one takes no other command.
+      const registryChanges = redisRegistryChanges(
+        redis,
+        createRedis(config.REDIS_URL, 'hearth-registry-changes', { blocking: true, log }),
+        registryChangesChannel(keys),
+        log.child({ role: 'gateway' }),
+      );
+      cleanups.push(() => registryChanges.close());
       const overview = new OverviewHistory(
         metrics,
         async () => (await ledgerReads.status()).queuedEntries,
@@ -288,6 +297,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         overview,
         redisUrl: config.REDIS_URL,
         conversions: { stablecoin: config.STABLECOIN_SYMBOL, waitMs: config.CONVERSION_WAIT_MS },
+        registryChanges,
       })) {
         router.add(r);
       }

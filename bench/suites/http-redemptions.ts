@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { didKeyFromEd25519 } from '../../src/gateways/auth/did-key.js';
 import { contentDigest } from '../../src/gateways/auth/message-signature.js';
+import { nodeArgs } from '../lib/child.js';
 import { startGateway } from '../lib/gateway.js';
 import type { BenchEnv } from '../lib/env.js';
 import { closedLoop, type LevelResult } from '../lib/measure.js';
@@ -39,8 +40,14 @@ export async function httpRedemptions(
   vouchers: number,
   /** Runs between seeding and measuring (the run vacuums there: autovacuum is off here). */
   afterSeeding: () => Promise<void> = () => Promise.resolve(),
-): Promise<{ spread: LevelResult; hot: LevelResult }> {
-  const gateway = await startGateway(env, { HEARTH_ADMIN_KEY: adminKey });
+  /** Started and stopped around each level, given the gateway's pid (the probe's CPU per process). */
+  meter?: (gatewayPid: number) => { start(): void; stop(): void; spent(): Record<string, number> },
+): Promise<{
+  spread: LevelResult;
+  hot: LevelResult;
+  cpu?: { spread: Record<string, number>; hot: Record<string, number> };
+}> {
+  const gateway = await startGateway(env, { HEARTH_ADMIN_KEY: adminKey }, nodeArgs(process.env.BENCH_GATEWAY_ARGS));
   try {
     const base = gateway.base;
     const post = async (
@@ -104,11 +111,18 @@ export async function httpRedemptions(
     };
     try {
       await afterSeeding();
+      const spreadMeter = meter?.(gateway.pid);
+      spreadMeter?.start();
       const spread = await closedLoop(concurrency, env.seconds * 1000, (w, i) =>
         redeem(w, ids[(i * 7919 + w * 104729) % ids.length]!),
       );
+      spreadMeter?.stop();
+      const hotMeter = meter?.(gateway.pid);
+      hotMeter?.start();
       const hotResult = await closedLoop(concurrency, env.seconds * 1000, (w) => redeem(w, hot));
-      return { spread, hot: hotResult };
+      hotMeter?.stop();
+      const cpu = spreadMeter && hotMeter ? { spread: spreadMeter.spent(), hot: hotMeter.spent() } : undefined;
+      return { spread, hot: hotResult, cpu };
     } finally {
       for (const c of connections) c.close();
     }

@@ -4,6 +4,7 @@ import type { Keys } from '../store/redis/keys.js';
 import { SupplierSignatures } from './auth/supplier-signatures.js';
 import type { Sql } from '../store/db.js';
 import { certificateTable, householdTable, productTable, supplierTable } from '../store/registries/records.js';
+import type { RegistryChanges } from '../store/registries/registry-changes.js';
 import { Registry } from '../store/registries/registry.js';
 import { VoucherReads } from './voucher/voucher-reads.js';
 import { VoucherCodes } from './voucher/voucher-codes.js';
@@ -58,6 +59,8 @@ export interface ProductDeps {
   overview: OverviewHistory;
   redisUrl: string;
   conversions: { stablecoin: string; waitMs: number };
+  /** The gateways' announcements of changed registry records (without: cached copies last 2 s). */
+  registryChanges?: RegistryChanges;
 }
 
 export function productRoutes({
@@ -75,21 +78,23 @@ export function productRoutes({
   overview,
   redisUrl,
   conversions,
+  registryChanges,
 }: ProductDeps): RouteSpec[] {
   const now = () => clock().getTime();
   const households = new Registry(sql, householdTable);
-  // Read on every redemption and supplier request: kept 2 s (changes elsewhere show within that).
-  const suppliers = new Registry(sql, supplierTable, 2_000, now);
+  // Read on every redemption and supplier request: kept 2 s, or while changes are heard until one
+  // is announced (registry-changes.ts).
+  const suppliers = new Registry(sql, supplierTable, 2_000, now, registryChanges);
   const g = {
     keys,
     limits,
     idempotency: new IdempotencyStore(sql, ussd.pinKey),
     signatures: new SupplierSignatures(suppliers, redis, (d) => authKeys.seenSignature(redisKeys, d), clock),
   };
-  const products = new Registry(sql, productTable, 2_000, now);
-  // Read on every redemption (its plan, rule 4): kept 2 s, like suppliers and products; a change
-  // through this process shows at once (the registry drops what it updates).
-  const certificates = new Registry(sql, certificateTable, 2_000, now);
+  const products = new Registry(sql, productTable, 2_000, now, registryChanges);
+  // Read on every redemption (its plan, rule 4), kept as suppliers and products are: with one
+  // certificate per voucher, a copy lasting 2 s alone was a query on most redemptions of a spread load.
+  const certificates = new Registry(sql, certificateTable, 2_000, now, registryChanges);
   const plans = new VoucherPlans(new VoucherReads(sql), certificates);
   const vouchers = new VoucherReads(sql);
   const codes = new VoucherCodes(sql);

@@ -1,5 +1,12 @@
 import type { Sql } from '../db.js';
 import { TtlCache } from '../../ttl-cache.js';
+import type { RegistryChanges } from './registry-changes.js';
+
+/**
+ * How long a cached record is kept while changes are heard (registry-changes.ts): a change
+ * announced drops it at once, so this only bounds a change whose announcement was lost.
+ */
+export const HEARD_CACHE_MS = 30_000;
 
 /**
  * One registry table (households, suppliers, products, certificates): rows map to API records
@@ -32,20 +39,36 @@ export class DuplicateValueError extends Error {
 }
 
 export class Registry<T extends object> {
-  private readonly cache: TtlCache<string, { record: T | undefined }>;
+  private readonly cache: TtlCache<string, { record: T | undefined; at: number }>;
+  /** Counts the changes heard: a read that began before one must not be cached after it. */
+  private generation = 0;
 
   constructor(
     private readonly sql: Sql,
     private readonly spec: RegistryTable<T>,
     /**
-     * How long `get` may answer from memory, ms (0: never). Hot paths read suppliers and
-     * products on every redemption; a change made through another gateway shows after this.
+     * How long `get` may answer from memory, ms (0: never). Hot paths read suppliers, products
+     * and certificates on every redemption; a change made through another gateway shows after
+     * this, or at once while `changes` are heard (then a copy is kept up to HEARD_CACHE_MS).
      */
     private readonly cacheMs = 0,
     /** Milliseconds now, for the cache (hearth's clock, so a test can move it). */
-    now: () => number = Date.now,
+    private readonly now: () => number = Date.now,
+    /** The gateways' announcements of changed records: without them, copies last `cacheMs`. */
+    private readonly changes?: RegistryChanges,
   ) {
-    this.cache = new TtlCache({ ttlMs: cacheMs, maxEntries: 10_000, now });
+    // Sized for a programme's certificates (one per voucher), each read on every redemption.
+    this.cache = new TtlCache({
+      ttlMs: changes ? Math.max(cacheMs, HEARD_CACHE_MS) : cacheMs,
+      maxEntries: 50_000,
+      now,
+    });
+    changes?.watch(spec.table, (id) => this.forgetHere(id));
+  }
+
+  /** Whether a copy read at `at` may still answer: longer while changes are heard. */
+  private fresh(at: number): boolean {
+    return this.now() - at < (this.changes?.hearing ? Math.max(this.cacheMs, HEARD_CACHE_MS) : this.cacheMs);
   }
 
   private get idColumn(): string {
@@ -78,24 +101,37 @@ export class Registry<T extends object> {
    */
   async create(record: T): Promise<T | undefined> {
     const row = this.toRow(record);
-    this.cache.clear();
+    this.forgetHere();
     const [created] = await this.unique(
       this.sql<Row[]>`
         INSERT INTO ${this.sql(this.spec.table)} ${this.sql(row)}
         ON CONFLICT (${this.sql(this.idColumn)}) DO NOTHING RETURNING *`,
     );
+    // Dropped again (a read during the insert may have cached "none"), and elsewhere: another
+    // gateway may hold "no such record" for this id.
+    this.forgetHere();
+    if (created) await this.changes?.announce(this.spec.table, String(record[this.spec.idField]));
     return created ? this.fromRow(created) : undefined;
   }
 
   async get(id: string): Promise<T | undefined> {
     if (this.cacheMs > 0) {
       const hit = this.cache.get(id);
-      if (hit) return hit.record;
+      if (hit && this.fresh(hit.at)) return hit.record;
+      const generation = this.generation;
+      const at = this.now();
       const record = await this.read(id);
-      this.cache.set(id, { record });
+      if (generation === this.generation) this.cache.set(id, { record, at });
       return record;
     }
     return this.read(id);
+  }
+
+  /** Drops this process's copies (all of them without an id); a read in flight is not cached after it. */
+  private forgetHere(id?: string): void {
+    this.generation++;
+    if (id === undefined) this.cache.clear();
+    else this.cache.delete(id);
   }
 
   private async read(id: string): Promise<T | undefined> {
@@ -105,13 +141,16 @@ export class Registry<T extends object> {
   }
 
   async update(id: string, patch: Partial<T>): Promise<T | undefined> {
-    this.cache.delete(id);
+    this.forgetHere(id);
     const row = { ...this.toRow(patch), updated_at: new Date() };
     const [updated] = await this.unique(
       this.sql<Row[]>`
         UPDATE ${this.sql(this.spec.table)} SET ${this.sql(row)}
         WHERE ${this.sql(this.idColumn)} = ${id} RETURNING *`,
     );
+    // Dropped here again: a read that began during the update may have cached the old record.
+    this.forgetHere(id);
+    if (updated) await this.changes?.announce(this.spec.table, id);
     return updated ? this.fromRow(updated) : undefined;
   }
 
