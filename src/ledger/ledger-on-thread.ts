@@ -39,7 +39,12 @@ function threadEntry(): URL {
  */
 export async function startLedgerOnThread(
   config: Config,
-  deps: { log: Logger; ownerId: string },
+  deps: {
+    log: Logger;
+    ownerId: string;
+    /** Told of each thread as it starts (the first, and each one started again after a death). */
+    onThread?: (thread: Worker) => void;
+  },
 ): Promise<{ close(): Promise<void> }> {
   const data: LedgerThreadData = { config, ownerId: deps.ownerId, logLevel: deps.log.level };
   const entry = threadEntry();
@@ -51,6 +56,7 @@ export async function startLedgerOnThread(
   const spawn = (): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       const worker = new Worker(entry, { workerData: data });
+      deps.onThread?.(worker);
       const exited = new Promise<void>((done) => worker.once('exit', () => done()));
       current = { worker, exited };
       let started = false;

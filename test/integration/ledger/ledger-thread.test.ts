@@ -1,3 +1,4 @@
+import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedgerOnThread } from '../../../src/ledger/ledger-on-thread.js';
 import { verifyJournal } from '../../../src/ledger/verify.js';
@@ -53,6 +54,38 @@ describe('ledger: the writer on its own thread', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await unchainedEntries(env.sql)).toBe(3);
     expect((await head())?.height).toBe(height);
+  });
+
+  it('starts a thread that died again, under the same owner, and chains what came meanwhile', async () => {
+    const threads: Worker[] = [];
+    const ledger = await startLedgerOnThread(env.config({ LEDGER_BATCH_MS: '20', LEDGER_BATCH_SIZE: '100' }), {
+      log: env.log,
+      ownerId: 'ledger-thread-restart',
+      onThread: (t) => threads.push(t),
+    });
+    try {
+      await eventually(
+        () => unchainedEntries(env.sql),
+        (n) => n === 0,
+      );
+      expect(threads).toHaveLength(1);
+      // The thread dies without closing its writer (its lease stays held until the new thread takes it).
+      await threads[0]!.terminate();
+      await enqueue(20_000, 250);
+      expect(
+        await eventually(
+          () => unchainedEntries(env.sql),
+          (n) => n === 0,
+          10_000,
+        ),
+      ).toBe(0);
+      expect(threads).toHaveLength(2);
+      expect((await head())?.lease_owner).toBe('ledger-thread-restart');
+      expect(await verifyJournal(env.sql)).toMatchObject({ ok: true });
+    } finally {
+      await ledger.close();
+    }
+    expect((await head())?.lease_owner).toBeNull();
   });
 
   it('refuses to start as the writer in-process would, with its reason', async () => {
