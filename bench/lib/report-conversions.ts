@@ -12,21 +12,21 @@ export function renderConversions(
 Swaps are asked straight of the one pool actor (it serialises every swap, so this is the flow's
 ceiling; each answer is a fill, its ledger entry, the pool's snapshot of its
 reserves, and the swap's outcome as a fact beside it). A conversion is the whole saga: the start, then a hold on the trader's
-account, the swap, and the capture, each answered by a tell through the outbox relay (six tells,
-seven actor steps, each committed before the next is sent); it is counted when its read model
-says completed. Measured at the actors, as the redemptions above.
+account that tells the pool to swap, whose fill tells the account to capture, whose answer
+completes the saga: five actor steps in a row, each committed before its tell is sent through the
+outbox relay (the saga also hears \`held\` and the fill beside that path: seven steps in all); it
+is counted when its read model says completed. Measured at the actors, as the redemptions above.
 
 | What | Concurrent | per second | p50 ms | p99 ms | errors | vs echo ask() at 64 |
 |---|---|---|---|---|---|---|
 ${row('swaps through one pool', c.swaps)}
 ${row('conversions (sagas), 1,000 accounts', c.sagas)}
 
-A conversion is seven actor steps, each committed before the next is told (a commit writes its
-batch's tells as one outbox row; the worker posts them right after it in one call, then deletes
-those rows, one statement at a time for whatever has piled up), four of them writing the new
-saga's snapshot and read model row (updated in place between its start and end), and one a
-ledger entry: at about 1/7 of the echo rate it would be 13% (docs/scaling.md says where the rest
-goes).
+A conversion is seven actor steps, five of them one after another, each committed before the
+next is told (a commit writes its batch's tells as one outbox row; the worker posts them right
+after it in one call, then deletes those rows, one statement at a time for whatever has piled
+up), four of them writing the saga's snapshot and read model row (updated in place between its
+start and end), and one a ledger entry (docs/scaling.md says where the time goes).
 `;
 }
 

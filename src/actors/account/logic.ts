@@ -150,10 +150,38 @@ function toldBack(
   if (d.rejection) {
     if (msg.kind !== 'hold' || d.rejection.code !== 'INSUFFICIENT_BALANCE') return d;
     const { available } = d.rejection.details as { available: string };
-    return { state: d.state, effects: [tellEffect(to, { kind: 'hold-refused', id: msg.id, available })] };
+    // Remembered, so that the hold asked again is refused again, however the balance has moved
+    // since: placed later, it would tell its swap (see swapFor) for a saga that has ended rejected.
+    return {
+      state: d.state,
+      effects: [tellEffect(to, { kind: 'hold-refused', id: msg.id, available })],
+      facts: [{ id: stepFact(msg.id), body: { kind: 'refused', available } }],
+    };
   }
   const kind = msg.kind === 'hold' ? 'held' : msg.kind === 'capture' ? 'captured' : 'released';
-  return { ...d, effects: [...(d.effects ?? []), tellEffect(to, { kind, id: msg.id })] };
+  const credit = msg.kind === 'capture' && msg.credit ? { credit: msg.credit } : {};
+  return { ...d, effects: [...(d.effects ?? []), tellEffect(to, { kind, id: msg.id, ...credit })] };
+}
+
+/**
+ * The swap a placed hold is for (its `swap`), told to the pool with the hold's saga as its
+ * `replyTo` and the hold to capture on a fill: the account, pool and account steps of a
+ * conversion follow one another without a round of the saga between them.
+ */
+function swapFor(msg: AccountMessage & { kind: 'hold' }, account: string) {
+  const swap = msg.swap!;
+  return tellEffect(
+    { type: 'pool', key: swap.pool },
+    {
+      kind: 'swap',
+      id: swap.id,
+      account,
+      assetIn: msg.asset,
+      amountIn: msg.amount,
+      minOut: swap.minOut,
+      ...(msg.replyTo ? { replyTo: msg.replyTo, capture: msg.id } : {}),
+    },
+  );
 }
 
 function decideAccount(
@@ -173,6 +201,16 @@ function decideAccount(
   if (done && msg.kind === 'deposit' && done.amounts !== undefined && !sameDeposit(done, msg)) {
     // The same id for other amounts or fee (a deposit's id comes from its Idempotency-Key).
     return { state, rejection: reject('IDEMPOTENCY_KEY_REUSED', 'this deposit id was used for another deposit') };
+  }
+  if (done?.kind === 'refused' && msg.kind === 'hold') {
+    const available = (done as { available?: string }).available ?? '0';
+    return {
+      state,
+      rejection: reject('INSUFFICIENT_BALANCE', `${msg.amount} ${msg.asset} asked, ${available} available`, {
+        asset: msg.asset,
+        available,
+      }),
+    };
   }
   if (done !== undefined || (msg.kind === 'hold' && s.holds[msg.id])) {
     return { state, reply: view(s, ctx.tallies()) };
@@ -198,7 +236,11 @@ function decideAccount(
         balances: add(s.balances, msg.asset, -BigInt(msg.amount)),
         holds: { ...s.holds, [msg.id]: { asset: msg.asset, amount: msg.amount } },
       };
-      return { state: next, reply: view(next, ctx.tallies()) };
+      return {
+        state: next,
+        reply: view(next, ctx.tallies()),
+        ...(msg.swap ? { effects: [swapFor(msg, ctx.key)] } : {}),
+      };
     }
     case 'deposit':
       return deposit(state, msg, ctx);

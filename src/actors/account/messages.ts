@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { asset, micro, stepId } from '../../common/money-fields.js';
+import { asset, micro, microOrZero, stepId } from '../../common/money-fields.js';
 import { replyTo } from '../../common/swap-outcome.js';
 import { actorRef } from '../runtime/actor-ref.js';
 import { itmoMessages, type ItmoCertificate, type ItmoClaim } from './itmo.js';
@@ -27,7 +27,19 @@ export interface AccountState {
 
 export const accountMessages = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('credit'), id: stepId, asset, amount: micro }),
-  z.strictObject({ kind: z.literal('hold'), id: stepId, asset, amount: micro, replyTo: replyTo.optional() }),
+  z.strictObject({
+    kind: z.literal('hold'),
+    id: stepId,
+    asset,
+    amount: micro,
+    replyTo: replyTo.optional(),
+    /**
+     * The swap the held amount is for: once the hold is placed, the account tells the pool in
+     * the same commit (with the saga as its `replyTo`), so a conversion's swap does not wait for
+     * the saga's round in between. Told once, with the hold; a hold asked again is only answered.
+     */
+    swap: z.strictObject({ pool: z.string().min(1).max(128), id: stepId, minOut: microOrZero }).optional(),
+  }),
   z.strictObject({ kind: z.literal('release'), id: stepId, replyTo: replyTo.optional() }),
   z.strictObject({
     kind: z.literal('capture'),

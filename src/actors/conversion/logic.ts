@@ -6,26 +6,26 @@ import type { ConversionMessage, ConversionState, ConversionStatus } from './mes
 const holdId = (c: { id: string }): string => `${c.id}:hold`;
 const swapId = (c: { id: string }): string => `${c.id}:swap`;
 
-/** The tell that the saga's current status waits on an answer to (none once it has ended). */
+/**
+ * The tell that the saga's current status waits on an answer to (none once it has ended). The
+ * hold carries the swap it is for, and the swap the hold it pays for: the account tells the pool,
+ * and the pool's fill tells the account to capture, in their own commits. So a conversion's
+ * critical path is five actor steps (start, hold, swap, capture, captured), not seven; the saga
+ * still hears `held` and `swapped`, beside that path, and moves its status on them.
+ */
 function pendingStep(c: ConversionState) {
   const replyTo = { type: 'conversion', key: c.id };
   const account = { type: 'account', key: c.account };
   switch (c.status) {
     case 'reserving':
-      return tellEffect(account, { kind: 'hold', id: holdId(c), asset: c.assetIn, amount: c.amountIn, replyTo });
-    case 'swapping':
-      return tellEffect(
-        { type: 'pool', key: c.pool },
-        {
-          kind: 'swap',
-          id: swapId(c),
-          account: c.account,
-          assetIn: c.assetIn,
-          amountIn: c.amountIn,
-          minOut: c.minOut,
-          replyTo,
-        },
-      );
+      return tellEffect(account, {
+        kind: 'hold',
+        id: holdId(c),
+        asset: c.assetIn,
+        amount: c.amountIn,
+        replyTo,
+        swap: { pool: c.pool, id: swapId(c), minOut: c.minOut },
+      });
     case 'settling':
       return tellEffect(account, {
         kind: 'capture',
@@ -36,6 +36,7 @@ function pendingStep(c: ConversionState) {
     case 'compensating':
       return tellEffect(account, { kind: 'release', id: holdId(c), replyTo });
     default:
+      // `swapping`: the account told the pool; a swap is never sent again (see `resume`).
       return undefined;
   }
 }
@@ -51,6 +52,20 @@ function moveTo(
   const step = pendingStep(next);
   return { state: next, reply: next, ...(step ? { effects: [step] } : {}) };
 }
+
+/** Moves to `status` without sending anything: the step it waits on was told by another actor. */
+function advance(
+  c: ConversionState,
+  status: ConversionStatus,
+  now: Date,
+  extra: Partial<ConversionState> = {},
+): Decision<ConversionState> {
+  const next: ConversionState = { ...c, ...extra, status, updatedAt: now.toISOString() };
+  return { state: next, reply: next };
+}
+
+/** Statuses before the fill is known: the hold or the swap still under way. */
+const beforeFill = (c: ConversionState): boolean => c.status === 'reserving' || c.status === 'swapping';
 
 export function decideConversion(
   state: ConversionState | undefined,
@@ -88,7 +103,8 @@ export function decideConversion(
       return { state: next, effects: [step] };
     }
     case 'held':
-      if (state.status === 'reserving') return moveTo(state, 'swapping', ctx.now);
+      // The account told the pool already (the hold carried the swap).
+      if (state.status === 'reserving') return advance(state, 'swapping', ctx.now);
       // Past its hold, the saga hears a repeat: the account answered it from memory (and the
       // release below is a no-op there), or, long after, placed it afresh (its memory of the step
       // gone, or its first answer a refusal): nothing would capture that hold, so it goes back.
@@ -109,10 +125,12 @@ export function decideConversion(
         },
       });
     case 'swapped': {
-      if (state.status !== 'swapping') return ignore;
+      // In `reserving` too: the answer to the hold may come after the pool's (two tells, two mailboxes).
+      if (!beforeFill(state)) return ignore;
       const o = msg.outcome;
+      // The pool told the account to capture; the saga waits for the account's answer.
       if (o.filled)
-        return moveTo(state, 'settling', ctx.now, { fill: { assetOut: o.assetOut, amountOut: o.amountOut } });
+        return advance(state, 'settling', ctx.now, { fill: { assetOut: o.assetOut, amountOut: o.amountOut } });
       return moveTo(state, 'compensating', ctx.now, {
         failure:
           o.reason === 'slippage'
@@ -125,7 +143,14 @@ export function decideConversion(
       });
     }
     case 'captured':
-      return state.status === 'settling' ? moveTo(state, 'completed', ctx.now) : ignore;
+      if (state.status === 'settling') return moveTo(state, 'completed', ctx.now);
+      // The capture came from the pool's fill before the pool's answer reached the saga: the
+      // capture's credit is the fill's output.
+      if (beforeFill(state) && msg.credit)
+        return moveTo(state, 'completed', ctx.now, {
+          fill: { assetOut: msg.credit.asset, amountOut: msg.credit.amount },
+        });
+      return ignore;
     case 'released':
       return state.status === 'compensating' ? moveTo(state, 'failed', ctx.now) : ignore;
   }

@@ -5,10 +5,11 @@ import { swapOutcome } from '../../common/swap-outcome.js';
 
 /**
  * A conversion through a pool, as a saga (docs/design/token-conversion.md): one actor per
- * conversion, keyed by its id, that holds the trader's input on their account, asks the pool to
- * swap, and then captures the hold (crediting the output) or releases it. It talks to the
- * account and the pool by tells through the outbox (tell-effect.ts): each is sent only once the
- * saga's new status is committed, and at least once. Every step carries an id of its own
+ * conversion, keyed by its id, that holds the trader's input on their account; the hold tells
+ * the pool to swap, and the pool's fill tells the account to capture the hold (crediting the
+ * output), each in its own commit, while the saga follows by their answers (and releases the hold
+ * on a refusal). All of it travels by tells through the outbox (tell-effect.ts): each is sent only
+ * once its sender's new state is committed, and at least once. Every step carries an id of its own
  * (`<conversion>:hold`, `<conversion>:swap`) that the account and the pool apply once and answer
  * again when asked again, so a repeat anywhere changes nothing, and the saga moves only on the
  * answer its status waits for.
@@ -54,7 +55,12 @@ export const conversionMessages = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('held'), id: stepId }),
   z.strictObject({ kind: z.literal('hold-refused'), id: stepId, available: z.string() }),
   z.strictObject({ kind: z.literal('swapped'), id: stepId, outcome: swapOutcome }),
-  z.strictObject({ kind: z.literal('captured'), id: stepId }),
+  /** `credit`: what the capture credited (the fill's output), so a saga that missed the fill still knows it. */
+  z.strictObject({
+    kind: z.literal('captured'),
+    id: stepId,
+    credit: z.strictObject({ asset, amount: micro }).optional(),
+  }),
   z.strictObject({ kind: z.literal('released'), id: stepId }),
   /** From the saga sweep: it has waited too long, so it sends the step it waits on again. */
   z.strictObject({ kind: z.literal('resume') }),

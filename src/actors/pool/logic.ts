@@ -40,9 +40,27 @@ export function decide(state: PoolState | undefined, msg: PoolMessage, ctx: Acto
     : state;
   const effects = [
     ...(outcome.filled ? [swapEntry(ctx.key, msg.account, msg.id, outcome, ctx.now)] : []),
+    ...(outcome.filled && msg.capture && msg.replyTo ? [capture(msg.account, msg.capture, outcome, msg.replyTo)] : []),
     ...(msg.replyTo ? [answer(msg.replyTo, msg.id, outcome)] : []),
   ];
   return { state: next, reply: outcome, effects, facts: [{ id: swapFact(msg.id), body: outcome }] };
+}
+
+/**
+ * A fill's capture of the trader's hold (the swap's `capture`), crediting the output, told to the
+ * account in the fill's commit; the account answers the saga. Told once, with the fill: a swap
+ * asked again is only answered (the saga's sweep sends a capture itself if it waits on one).
+ */
+function capture(
+  account: string,
+  hold: string,
+  o: SwapOutcome & { filled: true },
+  replyTo: { type: string; key: string },
+) {
+  return tellEffect(
+    { type: 'account', key: account },
+    { kind: 'capture', id: hold, credit: { asset: o.assetOut, amount: o.amountOut }, replyTo },
+  );
 }
 
 /** The read model row: its reserves and fee. */

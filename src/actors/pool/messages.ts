@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { asset, micro, microOrZero } from '../../common/money-fields.js';
+import { asset, micro, microOrZero, stepId } from '../../common/money-fields.js';
 import { replyTo } from '../../common/swap-outcome.js';
 
 /**
@@ -40,6 +40,12 @@ export const poolMessages = z.discriminatedUnion('kind', [
     account: z.string().min(1).max(512),
     /** A saga to tell the outcome to (it asked by a tell, so it hears no reply). */
     replyTo: replyTo.optional(),
+    /**
+     * The trader's hold that a fill pays for: the pool tells the account to capture it, crediting
+     * the output, in the fill's own commit (the saga hears of it from the account), so a
+     * conversion's capture does not wait for the saga's round in between.
+     */
+    capture: stepId.optional(),
   }),
   z.strictObject({ kind: z.literal('get') }),
 ]);

@@ -8,7 +8,10 @@ import { startHearth, type Hearth } from '../../../../src/hearth.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
 import { ledgerRecords } from '../../../support/ledger-records.js';
 
-/** Steps lost on the way, as a dead-lettered message would be: the account's first hold, the pool's first answer. */
+/**
+ * Steps lost on the way, as a dead-lettered message would be: the account's first hold, and the
+ * pool's first fill's tells (its answer to the saga and the capture it tells the account).
+ */
 let holdsDropped = 0;
 let answersDropped = 0;
 
@@ -20,14 +23,14 @@ const lossyAccount: ActorDefinition<AccountState, AccountMessage> = {
       : accountActor.decide(state, msg, ctx),
 };
 
-const tellsSaga = (e: OutboxEffect): boolean =>
-  e.topic === 'tell' && (e.payload as { type: string }).type === 'conversion';
+const tellsOfFill = (e: OutboxEffect): boolean =>
+  e.topic === 'tell' && ['conversion', 'account'].includes((e.payload as { type: string }).type);
 const lossyPool: ActorDefinition<PoolState, PoolMessage> = {
   ...poolActor,
   decide: (state, msg, ctx) => {
     const d = poolActor.decide(state, msg, ctx);
     if (msg.kind !== 'swap' || msg.id !== 'cv_lost_answer:swap' || answersDropped++ > 0) return d;
-    return { ...d, effects: (d.effects ?? []).filter((e) => !tellsSaga(e)) };
+    return { ...d, effects: (d.effects ?? []).filter((e) => !tellsOfFill(e)) };
   },
 };
 
@@ -38,7 +41,7 @@ const actors = registered.map((a) =>
 /**
  * A saga whose step was lost waits; once it has not moved for SAGA_RESUME_AFTER_MS the sweep
  * sends a lost hold again, and for a lost answer to a swap looks for the fill on the ledger and
- * tells the saga of it: the pool fills once.
+ * tells the saga of it (the pool fills once), and then, the capture lost with it, sends the capture.
  */
 describe('the saga sweep', () => {
   let env: Isolated;
@@ -100,6 +103,8 @@ describe('the saga sweep', () => {
       10_000,
     );
     expect(done.status).toBe('completed');
+    // The capture, lost with the answer, was sent by the sweep once the saga waited in settling.
+    expect(done.resumes).toBe(1);
     expect(answersDropped).toBe(1);
     const fills = await ledgerRecords(env.sql, { type: 'conversion.swapped' });
     expect(fills.filter((f) => f.payload.ref === 'cv_lost_answer:swap')).toHaveLength(1);

@@ -41,6 +41,46 @@ describe('an account', () => {
     expect(d.rejection).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { available: '10' } });
   });
 
+  it("tells a saga's swap with the hold it places, once, and remembers a refused hold as refused", () => {
+    const saga = { type: 'conversion' as const, key: 'cv1' };
+    const { account } = run([{ kind: 'credit', id: 'c1', asset: 'CARBON', amount: '10' }]);
+    const swap = { pool: 'CARBON-USDC', id: 'cv1:swap', minOut: '1' };
+    const placed = account.send({ kind: 'hold', id: 'cv1:hold', asset: 'CARBON', amount: '4', replyTo: saga, swap });
+    expect(placed.effects?.map((e) => e.payload)).toEqual([
+      {
+        type: 'pool',
+        key: 'CARBON-USDC',
+        message: {
+          kind: 'swap',
+          id: 'cv1:swap',
+          account: 'did:key:party',
+          assetIn: 'CARBON',
+          amountIn: '4',
+          minOut: '1',
+          replyTo: saga,
+          capture: 'cv1:hold',
+        },
+      },
+      { type: 'conversion', key: 'cv1', message: { kind: 'held', id: 'cv1:hold' } },
+    ]);
+    // Asked again: answered, and the swap is not told twice.
+    const again = account.send({ kind: 'hold', id: 'cv1:hold', asset: 'CARBON', amount: '4', replyTo: saga, swap });
+    expect(again.effects?.map((e) => (e.payload as { type: string }).type)).toEqual(['conversion']);
+
+    const big = { kind: 'hold', id: 'cv2:hold', asset: 'CARBON', amount: '20', replyTo: saga, swap } as const;
+    expect(account.send(big).effects?.map((e) => e.payload)).toEqual([
+      { type: 'conversion', key: 'cv1', message: { kind: 'hold-refused', id: 'cv2:hold', available: '6' } },
+    ]);
+    // The balance grows past it, and the same hold asked again is still refused: placed now, it
+    // would swap for a saga that has ended rejected.
+    account.send({ kind: 'credit', id: 'c2', asset: 'CARBON', amount: '100' });
+    const late = account.send(big);
+    expect(late.effects?.map((e) => e.payload)).toEqual([
+      { type: 'conversion', key: 'cv1', message: { kind: 'hold-refused', id: 'cv2:hold', available: '6' } },
+    ]);
+    expect(account.state?.holds).toEqual({ 'cv1:hold': { asset: 'CARBON', amount: '4' } });
+  });
+
   it('applies each step once, however often it is asked, and never goes below zero', () => {
     const step = fc.record({
       kind: fc.constantFrom('credit', 'hold', 'release', 'capture'),
