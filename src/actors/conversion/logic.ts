@@ -7,11 +7,11 @@ const holdId = (c: { id: string }): string => `${c.id}:hold`;
 const swapId = (c: { id: string }): string => `${c.id}:swap`;
 
 /**
- * The tell that the saga's current status waits on an answer to (none once it has ended). The
- * hold carries the swap it is for, and the swap the hold it pays for: the account tells the pool,
- * and the pool's fill tells the account to capture, in their own commits. So a conversion's
- * critical path is five actor steps (start, hold, swap, capture, captured), not seven; the saga
- * still hears `held` and `swapped`, beside that path, and moves its status on them.
+ * The tell that the saga's current status waits on an answer to (none once it has ended). A
+ * chained saga's hold carries the swap it is for, and the swap the hold it pays for: the account
+ * tells the pool, and the pool's fill tells the account to capture, in their own commits. So its
+ * path is five actor steps in a row (start, hold, swap, capture, captured), not seven; it still
+ * hears `held` and `swapped` beside that path, and moves its status on them.
  */
 function pendingStep(c: ConversionState) {
   const replyTo = { type: 'conversion', key: c.id };
@@ -24,8 +24,11 @@ function pendingStep(c: ConversionState) {
         asset: c.assetIn,
         amount: c.amountIn,
         replyTo,
-        swap: { pool: c.pool, id: swapId(c), minOut: c.minOut },
+        ...(c.chained ? { swap: { pool: c.pool, id: swapId(c), minOut: c.minOut } } : {}),
       });
+    case 'swapping':
+      // A chained saga's swap went from the account; a swap is never sent again (see `resume`).
+      return c.chained ? undefined : swapStep(c, replyTo);
     case 'settling':
       return tellEffect(account, {
         kind: 'capture',
@@ -36,9 +39,24 @@ function pendingStep(c: ConversionState) {
     case 'compensating':
       return tellEffect(account, { kind: 'release', id: holdId(c), replyTo });
     default:
-      // `swapping`: the account told the pool; a swap is never sent again (see `resume`).
       return undefined;
   }
+}
+
+/** The swap a saga started before chaining sends itself, once its hold is placed. */
+function swapStep(c: ConversionState, replyTo: { type: string; key: string }) {
+  return tellEffect(
+    { type: 'pool', key: c.pool },
+    {
+      kind: 'swap',
+      id: swapId(c),
+      account: c.account,
+      assetIn: c.assetIn,
+      amountIn: c.amountIn,
+      minOut: c.minOut,
+      replyTo,
+    },
+  );
 }
 
 /** Moves to `status` and sends the step it waits on. */
@@ -53,13 +71,17 @@ function moveTo(
   return { state: next, reply: next, ...(step ? { effects: [step] } : {}) };
 }
 
-/** Moves to `status` without sending anything: the step it waits on was told by another actor. */
+/**
+ * Moves a chained saga to `status` without sending anything (the step it waits on was told by the
+ * account or the pool); a saga started before chaining sends it itself ({@link moveTo}).
+ */
 function advance(
   c: ConversionState,
   status: ConversionStatus,
   now: Date,
   extra: Partial<ConversionState> = {},
 ): Decision<ConversionState> {
+  if (!c.chained) return moveTo(c, status, now, extra);
   const next: ConversionState = { ...c, ...extra, status, updatedAt: now.toISOString() };
   return { state: next, reply: next };
 }
@@ -86,7 +108,11 @@ export function decideConversion(
     }
     const { kind: _k, ...fields } = msg;
     const at = ctx.now.toISOString();
-    return moveTo({ id: ctx.key, ...fields, status: 'reserving', createdAt: at, updatedAt: at }, 'reserving', ctx.now);
+    return moveTo(
+      { id: ctx.key, ...fields, status: 'reserving', createdAt: at, updatedAt: at, chained: true },
+      'reserving',
+      ctx.now,
+    );
   }
   // An answer from the account or the pool: it moves the saga only when its status waits for it.
   if (!state) return { state };
@@ -103,7 +129,7 @@ export function decideConversion(
       return { state: next, effects: [step] };
     }
     case 'held':
-      // The account told the pool already (the hold carried the swap).
+      // A chained saga's account told the pool already (the hold carried the swap).
       if (state.status === 'reserving') return advance(state, 'swapping', ctx.now);
       // Past its hold, the saga hears a repeat: the account answered it from memory (and the
       // release below is a no-op there), or, long after, placed it afresh (its memory of the step
@@ -128,7 +154,7 @@ export function decideConversion(
       // In `reserving` too: the answer to the hold may come after the pool's (two tells, two mailboxes).
       if (!beforeFill(state)) return ignore;
       const o = msg.outcome;
-      // The pool told the account to capture; the saga waits for the account's answer.
+      // A chained saga's pool told the account to capture; it waits for the account's answer.
       if (o.filled)
         return advance(state, 'settling', ctx.now, { fill: { assetOut: o.assetOut, amountOut: o.amountOut } });
       return moveTo(state, 'compensating', ctx.now, {

@@ -38,6 +38,12 @@ export interface ConversionState {
   fill?: { assetOut: string; amountOut: string };
   /** How often the saga sweep sent its pending step again (docs/design/token-conversion.md). */
   resumes?: number;
+  /**
+   * Its hold carries its swap and its swap its capture (logic.ts): set on every saga started
+   * since 2026-11-28. A saga started before relays each step itself, as it began to: after an
+   * upgrade, its hold went to the account without a swap, and its swap to the pool without a capture.
+   */
+  chained?: true;
   /** Why it did not complete (failed, rejected). */
   failure?: { code: 'SLIPPAGE' | 'INSUFFICIENT_BALANCE' | 'NO_LIQUIDITY'; message: string; details?: unknown };
 }

@@ -101,7 +101,8 @@ export class Registry<T extends object> {
    */
   async create(record: T): Promise<T | undefined> {
     const row = this.toRow(record);
-    this.forgetHere();
+    const id = String(record[this.spec.idField]);
+    this.forgetHere(id);
     const [created] = await this.unique(
       this.sql<Row[]>`
         INSERT INTO ${this.sql(this.spec.table)} ${this.sql(row)}
@@ -109,8 +110,8 @@ export class Registry<T extends object> {
     );
     // Dropped again (a read during the insert may have cached "none"), and elsewhere: another
     // gateway may hold "no such record" for this id.
-    this.forgetHere();
-    if (created) await this.changes?.announce(this.spec.table, String(record[this.spec.idField]));
+    this.forgetHere(id);
+    if (created) await this.changes?.announce(this.spec.table, id);
     return created ? this.fromRow(created) : undefined;
   }
 

@@ -71,6 +71,16 @@ class World {
     for (let t = this.network.shift(); t; t = this.network.shift()) this.send(t.type, t.key, t.message);
   }
 
+  /** Makes a just-started saga one of before chaining: its state unmarked, its hold without the swap. */
+  unchain(key: string): void {
+    const { chained: _c, ...state } = this.states.get(`conversion/${key}`) as ConversionState;
+    this.states.set(`conversion/${key}`, state);
+    for (const t of this.network) {
+      const m = t.message as { kind: string; id?: string; swap?: unknown };
+      if (m.kind === 'hold' && m.id === `${key}:hold`) delete m.swap;
+    }
+  }
+
   private emit(e: OutboxEffect): void {
     if (e.topic === 'tell') this.network.push(e.payload as Tell);
     else this.ledger.push(e.payload);
@@ -102,6 +112,29 @@ describe('the conversion saga', () => {
     expect(w.ledger).toHaveLength(1);
   });
 
+  it('completes a saga started before chaining: it sends the swap and the capture itself', () => {
+    const w = new World();
+    w.seedPool();
+    w.send('account', 'did:key:supplier', { kind: 'credit', id: 'c', asset: 'CARBON', amount: '10000000' });
+    w.send('conversion', 'old', start(1, '10000000'));
+    w.unchain('old');
+    const sent: string[] = [];
+    for (let t = w.network.shift(); t; t = w.network.shift()) {
+      sent.push(`${t.type}:${(t.message as { kind: string }).kind}`);
+      w.send(t.type, t.key, t.message);
+    }
+    expect(sent).toEqual([
+      'account:hold',
+      'conversion:held',
+      'pool:swap',
+      'conversion:swapped',
+      'account:capture',
+      'conversion:captured',
+    ]);
+    expect(w.states.get('conversion/old')).toMatchObject({ status: 'completed' });
+    expect((w.states.get('account/did:key:supplier') as AccountState).holds).toEqual({});
+  });
+
   it('is refused at reserve without enough CARBON, and compensated when the pool refuses on slippage', () => {
     const w = new World();
     w.seedPool();
@@ -129,10 +162,18 @@ describe('the conversion saga', () => {
   it('keeps every invariant under any delivery order with repeats', () => {
     const scenario = fc.record({
       balance: fc.integer({ min: 0, max: 50 }),
-      sagas: fc.array(fc.record({ amount: fc.integer({ min: 1, max: 30 }), minOut: fc.integer({ min: 0, max: 40 }) }), {
-        minLength: 1,
-        maxLength: 6,
-      }),
+      // `legacy`: a saga started before chaining (its hold without the swap), still in flight.
+      sagas: fc.array(
+        fc.record({
+          amount: fc.integer({ min: 1, max: 30 }),
+          minOut: fc.integer({ min: 0, max: 40 }),
+          legacy: fc.boolean(),
+        }),
+        {
+          minLength: 1,
+          maxLength: 6,
+        },
+      ),
       schedule: fc.array(fc.nat(), { minLength: 200, maxLength: 200 }),
       repeats: fc.array(fc.boolean(), { minLength: 200, maxLength: 200 }),
     });
@@ -153,9 +194,10 @@ describe('the conversion saga', () => {
             asset: 'CARBON',
             amount: String(BigInt(balance) * M),
           });
-        sagas.forEach((s, i) =>
-          w.send('conversion', `k${i}`, start(i, String(BigInt(s.amount) * M), String(BigInt(s.minOut) * M))),
-        );
+        sagas.forEach((s, i) => {
+          w.send('conversion', `k${i}`, start(i, String(BigInt(s.amount) * M), String(BigInt(s.minOut) * M)));
+          if (s.legacy) w.unchain(`k${i}`);
+        });
         let step = 0;
         while (w.network.length > 0) {
           const pick = step < schedule.length ? schedule[step]! % w.network.length : 0;
