@@ -158,6 +158,9 @@ function toldBack(
       facts: [{ id: stepFact(msg.id), body: { kind: 'refused', available } }],
     };
   }
+  // A hold placed with its swap is answered by the swap's outcome, which the pool tells the saga:
+  // a `held` beside it would be a round of the saga for nothing. A hold asked again is answered.
+  if (msg.kind === 'hold' && msg.swap && d.effects?.length) return d;
   const kind = msg.kind === 'hold' ? 'held' : msg.kind === 'capture' ? 'captured' : 'released';
   const credit = msg.kind === 'capture' && msg.credit ? { credit: msg.credit } : {};
   return { ...d, effects: [...(d.effects ?? []), tellEffect(to, { kind, id: msg.id, ...credit })] };

@@ -9,9 +9,10 @@ const swapId = (c: { id: string }): string => `${c.id}:swap`;
 /**
  * The tell that the saga's current status waits on an answer to (none once it has ended). A
  * chained saga's hold carries the swap it is for, and the swap the hold it pays for: the account
- * tells the pool, and the pool's fill tells the account to capture, in their own commits. So its
- * path is five actor steps in a row (start, hold, swap, capture, captured), not seven; it still
- * hears `held` and `swapped` beside that path, and moves its status on them.
+ * tells the pool, and the pool's fill tells the account to capture, in their own commits. So it
+ * is six actor steps, five of them in a row (start, hold, swap, capture, captured), not seven:
+ * the account does not answer a hold placed with its swap (the swap's outcome does), and the
+ * saga hears the fill beside the path, and moves to `settling` on it.
  */
 function pendingStep(c: ConversionState) {
   const replyTo = { type: 'conversion', key: c.id };
@@ -129,7 +130,8 @@ export function decideConversion(
       return { state: next, effects: [step] };
     }
     case 'held':
-      // A chained saga's account told the pool already (the hold carried the swap).
+      // From a chained saga's account, only for a hold asked again (by the sweep) that was in
+      // place already: its swap was told with it, so the saga waits for the swap's outcome.
       if (state.status === 'reserving') return advance(state, 'swapping', ctx.now);
       // Past its hold, the saga hears a repeat: the account answered it from memory (and the
       // release below is a no-op there), or, long after, placed it afresh (its memory of the step

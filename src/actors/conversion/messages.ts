@@ -12,10 +12,11 @@ import { swapOutcome } from '../../common/swap-outcome.js';
  * once its sender's new state is committed, and at least once. Every step carries an id of its own
  * (`<conversion>:hold`, `<conversion>:swap`) that the account and the pool apply once and answer
  * again when asked again, so a repeat anywhere changes nothing, and the saga moves only on the
- * answer its status waits for.
+ * answers its status can take.
  *
- * - reserving → swapping → settling → completed
- * - swapping → compensating → failed (the pool refused: slippage, no liquidity)
+ * - reserving → settling → completed (reserving → swapping when the sweep found its hold placed
+ *   and the swap's outcome not heard; a saga started before chaining always passes through it)
+ * - reserving or swapping → compensating → failed (the pool refused: slippage, no liquidity)
  * - reserving → rejected (not enough available; nothing held)
  */
 export type ConversionStatus =

@@ -13,7 +13,8 @@ export interface SagaSweepOptions {
  * Finds conversion sagas, and payouts still reserving, that have not moved for `resumeAfterMs`,
  * and tells each to `resume`: it sends the step it waits on again (docs/design/token-conversion.md).
  * A saga waiting on its swap is the exception: the sweep looks for the fill on the ledger and
- * tells the saga of it, and otherwise leaves it (and logs it) for an operator.
+ * tells the saga of it, and otherwise leaves it (and logs it) for an operator. A conversion still
+ * reserving is looked for on the ledger first too (its hold tells the pool), then resumed.
  * Tells are durable and at least once, so a saga waits that long only when a step was refused
  * outright (a pool not yet seeded) or dead-lettered; every step is applied once by its receiver, so
  * sending it again is always safe. Every worker runs one; a transaction-scoped advisory lock lets
@@ -64,14 +65,14 @@ export class SagaSweep {
       const tells: Array<{ type: string; key: string; message: Record<string, unknown> }> = [];
       let waiting = 0;
       for (const saga of stale) {
-        if (saga.status !== 'swapping') {
-          tells.push({ type: saga.type, key: saga.key, message: { kind: 'resume' } });
-          continue;
-        }
+        const beforeFill = saga.type === 'conversion' && (saga.status === 'reserving' || saga.status === 'swapping');
         // A swap is never sent again blindly: queued behind a backlog, it could fill twice. If the
-        // pool filled it (its answer lost), the ledger has the fill: the saga is told it.
-        const fill = await fillOf(tx, `${saga.key}:swap`);
+        // pool filled it (its answer lost), the ledger has the fill: the saga is told it. A saga
+        // still reserving may be past its swap too: its hold told the pool (logic.ts, chained).
+        const fill = beforeFill ? await fillOf(tx, `${saga.key}:swap`) : undefined;
         if (fill) tells.push({ type: 'conversion', key: saga.key, message: swapped(saga.key, fill) });
+        else if (saga.status !== 'swapping')
+          tells.push({ type: saga.type, key: saga.key, message: { kind: 'resume' } });
         else waiting++;
       }
       // One tell per saga and sweep (the sweep's time is the message id).
