@@ -14,19 +14,18 @@ ceiling; each answer is a fill, its ledger entry, the pool's snapshot of its
 reserves, and the swap's outcome as a fact beside it). A conversion is the whole saga: the start, then a hold on the trader's
 account that tells the pool to swap, whose fill tells the account to capture, whose answer
 completes the saga: five actor steps in a row, each committed before its tell is sent through the
-outbox relay (the saga also hears \`held\` and the fill beside that path: seven steps in all); it
-is counted when its read model says completed. Measured at the actors, as the redemptions above.
+outbox relay; it is counted when its read model says completed. Measured at the actors, as the
+redemptions above.
 
 | What | Concurrent | per second | p50 ms | p99 ms | errors | vs echo ask() at 64 |
 |---|---|---|---|---|---|---|
 ${row('swaps through one pool', c.swaps)}
 ${row('conversions (sagas), 1,000 accounts', c.sagas)}
 
-A conversion is seven actor steps, five of them one after another, each committed before the
-next is told (a commit writes its batch's tells as one outbox row; the worker posts them right
+A conversion is five actor steps one after another, each committed before the next is told (a commit writes its batch's tells as one outbox row; the worker posts them right
 after it in one call, then deletes those rows, one statement at a time for whatever has piled
-up), four of them writing the saga's snapshot and read model row (updated in place between its
-start and end), and one a ledger entry (docs/scaling.md says where the time goes).
+up), two of them writing the saga's snapshot and read model row, and one a ledger entry
+(docs/scaling.md says where the time goes).
 `;
 }
 

@@ -9,10 +9,10 @@ const swapId = (c: { id: string }): string => `${c.id}:swap`;
 /**
  * The tell that the saga's current status waits on an answer to (none once it has ended). A
  * chained saga's hold carries the swap it is for, and the swap the hold it pays for: the account
- * tells the pool, and the pool's fill tells the account to capture, in their own commits. So it
- * is six actor steps, five of them in a row (start, hold, swap, capture, captured), not seven:
- * the account does not answer a hold placed with its swap (the swap's outcome does), and the
- * saga hears the fill beside the path, and moves to `settling` on it.
+ * tells the pool, and the pool's fill tells the account to capture, in their own commits. So a
+ * completed conversion is five actor steps in a row (start, hold, swap, capture, captured), not
+ * seven: the account does not answer a hold placed with its swap (the swap's outcome does), and
+ * the pool does not answer a fill that captures (the capture does, with the fill's output).
  */
 function pendingStep(c: ConversionState) {
   const replyTo = { type: 'conversion', key: c.id };
@@ -172,8 +172,7 @@ export function decideConversion(
     }
     case 'captured':
       if (state.status === 'settling') return moveTo(state, 'completed', ctx.now);
-      // The capture came from the pool's fill before the pool's answer reached the saga: the
-      // capture's credit is the fill's output.
+      // A chained saga's fill is answered by its capture: the capture's credit is the fill's output.
       if (beforeFill(state) && msg.credit)
         return moveTo(state, 'completed', ctx.now, {
           fill: { assetOut: msg.credit.asset, amountOut: msg.credit.amount },

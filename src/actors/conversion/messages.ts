@@ -14,8 +14,8 @@ import { swapOutcome } from '../../common/swap-outcome.js';
  * again when asked again, so a repeat anywhere changes nothing, and the saga moves only on the
  * answers its status can take.
  *
- * - reserving → settling → completed (reserving → swapping when the sweep found its hold placed
- *   and the swap's outcome not heard; a saga started before chaining always passes through it)
+ * - reserving → completed (the capture's answer; through swapping and settling when the sweep
+ *   resumed it after a lost step, and always for a saga started before chaining)
  * - reserving or swapping → compensating → failed (the pool refused: slippage, no liquidity)
  * - reserving → rejected (not enough available; nothing held)
  */

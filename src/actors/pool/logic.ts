@@ -38,10 +38,13 @@ export function decide(state: PoolState | undefined, msg: PoolMessage, ctx: Acto
   const next: PoolState = s.ok
     ? { ...state, reserves: { [msg.assetIn]: String(s.reserves.in), [assetOut]: String(s.reserves.out) } }
     : state;
+  // A fill that captures its hold is answered by the capture (the account tells the saga, with
+  // the fill's output): a word from the pool beside it would be a round of the saga for nothing.
+  const captures = outcome.filled && msg.capture && msg.replyTo;
   const effects = [
     ...(outcome.filled ? [swapEntry(ctx.key, msg.account, msg.id, outcome, ctx.now)] : []),
-    ...(outcome.filled && msg.capture && msg.replyTo ? [capture(msg.account, msg.capture, outcome, msg.replyTo)] : []),
-    ...(msg.replyTo ? [answer(msg.replyTo, msg.id, outcome)] : []),
+    ...(captures ? [capture(msg.account, msg.capture!, outcome, msg.replyTo!)] : []),
+    ...(msg.replyTo && !captures ? [answer(msg.replyTo, msg.id, outcome)] : []),
   ];
   return { state: next, reply: outcome, effects, facts: [{ id: swapFact(msg.id), body: outcome }] };
 }
@@ -49,7 +52,8 @@ export function decide(state: PoolState | undefined, msg: PoolMessage, ctx: Acto
 /**
  * A fill's capture of the trader's hold (the swap's `capture`), crediting the output, told to the
  * account in the fill's commit; the account answers the saga. Told once, with the fill: a swap
- * asked again is only answered (the saga's sweep sends a capture itself if it waits on one).
+ * asked again is answered to the saga (`swapped`), and the saga's sweep sends a capture itself if
+ * it waits on one.
  */
 function capture(
   account: string,
