@@ -27,6 +27,17 @@ export async function ledgerRecords(
   return rows.map((r) => ({ actorType: r.actor_type, actorKey: r.actor_key, payload: r.payload }));
 }
 
+/**
+ * Writes `n` survey entries numbered from `from`, spread over `actors` survey actors, as commits
+ * would: waiting for their block.
+ */
+export function enqueueSurveyEntries(sql: Sql, from: number, n: number, actors: number) {
+  return sql`
+    INSERT INTO ledger_entries (actor_type, actor_key, msg_id, seq, payload)
+    SELECT 'survey', 's-' || (i % ${actors}::int), i || '-0', 0, jsonb_build_object('type', 'survey.created', 'n', i)
+    FROM generate_series(${from}::int, ${from + n - 1}::int) AS i`;
+}
+
 /** How many entries wait for their block (written, not chained yet). */
 export async function unchainedEntries(sql: Sql): Promise<number> {
   const [row] = await sql<{ n: number }[]>`

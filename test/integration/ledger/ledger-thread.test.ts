@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLedgerOnThread } from '../../../src/ledger/ledger-on-thread.js';
 import { verifyJournal } from '../../../src/ledger/verify.js';
 import { eventually, isolated, type Isolated } from '../../support/isolated.js';
-import { unchainedEntries } from '../../support/ledger-records.js';
+import { enqueueSurveyEntries, unchainedEntries } from '../../support/ledger-records.js';
 
 /** The ledger writer of a worker process, on a thread of its own (src/ledger/ledger-on-thread.ts). */
 describe('ledger: the writer on its own thread', () => {
@@ -17,10 +17,7 @@ describe('ledger: the writer on its own thread', () => {
     await env.cleanup();
   });
 
-  const enqueue = (from: number, n: number) => env.sql`
-    INSERT INTO ledger_entries (actor_type, actor_key, msg_id, seq, payload)
-    SELECT 'survey', 's-' || (i % 5), i || '-0', 0, jsonb_build_object('type', 'survey.created', 'n', i)
-    FROM generate_series(${from}::int, ${from + n - 1}::int) AS i`;
+  const enqueue = (from: number, n: number) => enqueueSurveyEntries(env.sql, from, n, 5);
 
   const head = async () =>
     (await env.sql<{ lease_owner: string | null; height: string }[]>`SELECT lease_owner, height FROM ledger_head`)[0];

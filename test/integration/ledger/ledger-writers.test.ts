@@ -5,7 +5,7 @@ import { LedgerWriter } from '../../../src/ledger/ledger-writer.js';
 import { LedgerReads } from '../../../src/ledger/ledger-reads.js';
 import { verifyJournal } from '../../../src/ledger/verify.js';
 import { eventually, isolated, type Isolated } from '../../support/isolated.js';
-import { unchainedEntries } from '../../support/ledger-records.js';
+import { enqueueSurveyEntries, unchainedEntries } from '../../support/ledger-records.js';
 
 describe('ledger: writers racing, and the writer state in ledger_head', () => {
   let env: Isolated;
@@ -18,10 +18,7 @@ describe('ledger: writers racing, and the writer state in ledger_head', () => {
     await env.cleanup();
   });
 
-  const enqueue = (from: number, n: number) => env.sql`
-    INSERT INTO ledger_entries (actor_type, actor_key, msg_id, seq, payload)
-    SELECT 'survey', 's-' || (i % 7), i || '-0', 0, jsonb_build_object('type', 'survey.created', 'n', i)
-    FROM generate_series(${from}::int, ${from + n - 1}::int) AS i`;
+  const enqueue = (from: number, n: number) => enqueueSurveyEntries(env.sql, from, n, 7);
 
   it('never forks the chain when writers append at the same time (the head row serializes them)', async () => {
     await enqueue(0, 2_000);

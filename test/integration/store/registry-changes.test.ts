@@ -17,6 +17,14 @@ const plan = (products: string[]) => ({
   acceptedCredentialTypes: ['Delivery'],
   claimWindowDays: 30,
 });
+/** A certificate to register, its plan approving stoves. */
+const certificate = (id: string, status: Certificate['status']): Certificate => ({
+  id,
+  projectId: 'did:ixo:p',
+  verifiedReduction: 10,
+  status,
+  monitoringPlan: plan(['stove']),
+});
 
 /**
  * Two gateways' certificate registries on one table, each with its own listener: what one
@@ -56,13 +64,7 @@ describe('registry changes between gateways', () => {
   it('drops what another gateway changed, at once', async () => {
     const a = await gateway();
     const b = await gateway();
-    await a.certificates.create({
-      id: 'cert-1',
-      projectId: 'did:ixo:p',
-      verifiedReduction: 10,
-      status: 'verified',
-      monitoringPlan: plan(['stove']),
-    });
+    await a.certificates.create(certificate('cert-1', 'verified'));
     expect((await b.certificates.get('cert-1'))?.monitoringPlan?.approvedProducts).toEqual(['stove']);
 
     await a.certificates.update('cert-1', { monitoringPlan: plan(['lamp']) });
@@ -76,13 +78,7 @@ describe('registry changes between gateways', () => {
     const a = await gateway();
     const b = await gateway();
     expect(await b.certificates.get('cert-2')).toBeUndefined();
-    await a.certificates.create({
-      id: 'cert-2',
-      projectId: 'did:ixo:p',
-      verifiedReduction: 10,
-      status: 'pending',
-      monitoringPlan: plan(['stove']),
-    });
+    await a.certificates.create(certificate('cert-2', 'pending'));
     await vi.waitFor(async () => expect((await b.certificates.get('cert-2'))?.status).toBe('pending'));
   });
 
@@ -90,13 +86,7 @@ describe('registry changes between gateways', () => {
     const b = await gateway();
     // A writer that announces nowhere b listens (another deployment's prefix).
     const elsewhere = await gateway(`${env.keys.prefix}x`);
-    await elsewhere.certificates.create({
-      id: 'cert-3',
-      projectId: 'did:ixo:p',
-      verifiedReduction: 10,
-      status: 'verified',
-      monitoringPlan: plan(['stove']),
-    });
+    await elsewhere.certificates.create(certificate('cert-3', 'verified'));
     expect((await b.certificates.get('cert-3'))?.status).toBe('verified');
     await elsewhere.certificates.update('cert-3', { status: 'revoked' });
     now += 2_500;
