@@ -200,13 +200,13 @@ function decideAccount(
   }
   // A step applied already (or a hold still in place) answers as it stands now.
   const done = ctx.fact(stepFact(msg.id)) as
-    { kind: string; pool?: string; amounts?: unknown; feeBps?: number } | undefined;
+    { kind: string; pool?: string; amounts?: unknown; feeBps?: number; available?: string } | undefined;
   if (done && msg.kind === 'deposit' && done.amounts !== undefined && !sameDeposit(done, msg)) {
     // The same id for other amounts or fee (a deposit's id comes from its Idempotency-Key).
     return { state, rejection: reject('IDEMPOTENCY_KEY_REUSED', 'this deposit id was used for another deposit') };
   }
   if (done?.kind === 'refused' && msg.kind === 'hold') {
-    const available = (done as { available?: string }).available ?? '0';
+    const available = done.available ?? '0';
     return {
       state,
       rejection: reject('INSUFFICIENT_BALANCE', `${msg.amount} ${msg.asset} asked, ${available} available`, {
