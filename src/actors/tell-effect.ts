@@ -1,4 +1,4 @@
-import type { ActorMessage } from '../store/redis/mailbox-post.js';
+import type { ActorMessage } from './runtime/asker.js';
 import { TELL_TOPIC } from './runtime/ports.js';
 import type { OutboxEffect } from './runtime/types.js';
 

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../store/redis/redis.js';
-import type { ActorClient } from '../store/redis/actor-client.js';
+import type { Asker } from '../actors/runtime/asker.js';
 import type { Keys } from '../store/redis/keys.js';
 import { SupplierSignatures } from './auth/supplier-signatures.js';
 import type { Sql } from '../store/db.js';
@@ -47,7 +47,7 @@ export interface ProductDeps {
   redis: RedisClient;
   keys: Keys;
   apiKeys: ApiKeyStore;
-  client: ActorClient;
+  client: Asker;
   clock: () => Date;
   log: Logger;
   ussd: UssdOptions;

@@ -1,6 +1,6 @@
 /**
  * An actor type as a caller addresses it: its name, the messages it takes, and what each kind of
- * message answers. `ActorClient.ask(ref, key, msg)` checks the message against the union and
+ * message answers. `Asker.ask(ref, key, msg)` checks the message against the union and
  * types the reply by the message's kind, so a wrong message or a wrong reading of a reply is a
  * compile error, with no cast at the call site.
  */

@@ -32,6 +32,8 @@ export class MemoryMailboxes {
   readonly dead = new Map<string, Array<PoisonMessage & { partition: number; worker: string }>>();
   /** Reply streams by name; a reply to a stream nobody opened is dropped (as XADD NOMKSTREAM). */
   readonly replies = new Map<string, OutgoingReply[]>();
+  /** Reply streams a gateway reads as they come (memory-actor-client.ts), by name. */
+  private readonly listeners = new Map<string, (reply: OutgoingReply) => void>();
   private lastId = { ms: 0, seq: 0 };
 
   /** `now`: the broker's clock (ids and idle times), ms. */
@@ -51,6 +53,15 @@ export class MemoryMailboxes {
   /** Opens a reply stream, as a gateway's reply reader does. */
   openReplies(stream: string): void {
     if (!this.replies.has(stream)) this.replies.set(stream, []);
+  }
+
+  /**
+   * Hands every reply to `stream` to `onReply` as it is sent, as a gateway's blocking read of its
+   * reply stream would; returns the function that stops it (later replies are dropped).
+   */
+  listen(stream: string, onReply: (reply: OutgoingReply) => void): () => void {
+    this.listeners.set(stream, onReply);
+    return () => this.listeners.delete(stream);
   }
 
   /** The entries still in a partition's mailbox (not trimmed). */
@@ -80,7 +91,12 @@ export class MemoryMailboxes {
 
   /** @internal Sends replies; returns how many were refused (none: every stream holds entries). */
   reply(replies: readonly OutgoingReply[]): number {
-    for (const r of replies) this.replies.get(r.stream)?.push(r);
+    for (const r of replies) {
+      const listener = this.listeners.get(r.stream);
+      // Later, as a reply read from Redis comes: the worker's settle returns first.
+      if (listener) queueMicrotask(() => listener(r));
+      else this.replies.get(r.stream)?.push(r);
+    }
     return 0;
   }
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { claimView, claimViewSchema } from '../../actors/claim/representation.js';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import { AppError } from '../../errors/index.js';
 import type { ClaimReads } from './claim-reads.js';
 import type { Certificate, Supplier } from '../../store/registries/records.js';
@@ -37,7 +37,7 @@ const claimQuery = z
   .strict();
 
 export interface ClaimDeps {
-  client: ActorClient;
+  client: Asker;
   vouchers: VoucherReads;
   claims: ClaimReads;
   suppliers: Registry<Supplier>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import { orderRef } from '../../actors/order/index.js';
 import { AppError, isAppError } from '../../errors/index.js';
 import type { Counterparties } from '../../store/counterparties.js';
@@ -13,7 +13,7 @@ import { orderView } from './conversion-view.js';
 import { callbackBody, counterpartyBody, counterpartySchema, orderViewSchema } from './schemas.js';
 
 export interface CounterpartyDeps {
-  client: ActorClient;
+  client: Asker;
   counterparties: Counterparties;
   clock: () => Date;
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import { accountRef } from '../../actors/account/index.js';
 import type { ItmoCertificate, ItmoClaim } from '../../actors/account/itmo.js';
 import { AppError } from '../../errors/index.js';
@@ -17,7 +17,7 @@ import { decimal, micro } from './conversion-view.js';
 import { certificateBody, itmoCertificateSchema, itmoClaimBody, itmoClaimSchema } from './itmo-schemas.js';
 
 export interface ItmoDeps {
-  client: ActorClient;
+  client: Asker;
   reads: ConversionReads;
   ledger: LedgerReads;
 }

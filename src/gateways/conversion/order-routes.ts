@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import { orderRef, type OrderState } from '../../actors/order/index.js';
 import { AppError } from '../../errors/index.js';
 import type { Counterparties, CounterpartyKind } from '../../store/counterparties.js';
@@ -17,7 +17,7 @@ import { exchangeBody, orderViewSchema, payoutBody } from './schemas.js';
 import { readUntil } from './wait.js';
 
 export interface OrderDeps {
-  client: ActorClient;
+  client: Asker;
   reads: ConversionReads;
   counterparties: Counterparties;
   stablecoin: string;

@@ -1,4 +1,4 @@
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import { actorRef } from '../../actors/runtime/actor-ref.js';
 import type { PoolMessage } from '../../actors/pool/index.js';
 import { isAppError, isStoreUnavailable } from '../../errors/index.js';
@@ -28,7 +28,7 @@ const poolDeposits = actorRef<Deposit, { deposit: unknown }>('pool');
  * client would retry (and whose Idempotency-Key record would not be kept).
  */
 export async function applyDeposit(
-  client: ActorClient,
+  client: Asker,
   pool: string,
   deposit: Omit<Deposit, 'kind'>,
   waitMs: number,

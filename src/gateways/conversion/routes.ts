@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import type { ConversionState } from '../../actors/conversion/index.js';
 import { AppError } from '../../errors/index.js';
 import { guarded, type Guards } from '../auth/guard.js';
@@ -23,7 +23,7 @@ import {
 } from './schemas.js';
 
 export interface ConversionDeps {
-  client: ActorClient;
+  client: Asker;
   reads: ConversionReads;
   /** STABLECOIN_SYMBOL: the stablecoin the pool pairs with CARBON. */
   stablecoin: string;

@@ -1,4 +1,4 @@
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import { conversionRef, type ConversionState } from '../../actors/conversion/index.js';
 import { quoteOut } from '../../actors/pool/pool-math.js';
 import { AppError } from '../../errors/index.js';
@@ -13,7 +13,7 @@ import { readUntil } from './wait.js';
 export { decimal, micro } from './conversion-view.js';
 
 export interface ConvertDeps {
-  client: ActorClient;
+  client: Asker;
   reads: ConversionReads;
   /** STABLECOIN_SYMBOL: the stablecoin the pool pairs with CARBON. */
   stablecoin: string;

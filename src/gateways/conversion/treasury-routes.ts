@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import { accountRef } from '../../actors/account/index.js';
 import { voucherRef } from '../../actors/voucher/messages.js';
 import { toMicro } from '../../actors/voucher/money.js';
@@ -48,7 +48,7 @@ const depositSchema = z.strictObject({
 });
 
 export interface TreasuryDeps {
-  client: ActorClient;
+  client: Asker;
   certificates: Registry<Certificate>;
   stablecoin: string;
   clock: () => Date;

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../store/redis/redis.js';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import type { Config } from '../../config.js';
 import type { Sql } from '../../store/db.js';
 import { ChatReads } from './chat-reads.js';
@@ -67,7 +67,7 @@ export interface OracleDeps {
   sql: Sql;
   redis: RedisClient;
   keys: Keys;
-  client: ActorClient;
+  client: Asker;
   clock: () => Date;
   log: Logger;
   plugins?: readonly OraclePlugin[];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { RedisClient } from '../../store/redis/redis.js';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import type { Keys } from '../../store/redis/keys.js';
 import { ModelError, modelFailure } from './agent/model-error.js';
 import { lastEventId, requestAbort, type ChatEventHub } from './agent/chat-events.js';
@@ -39,7 +39,7 @@ export interface MessageDeps extends TurnDeps, TurnStreamDeps {
   sql: Sql;
   redis: RedisClient;
   keys: Keys;
-  client: ActorClient;
+  client: Asker;
   hub: ChatEventHub;
   /** The models a message may ask for (`model`). */
   models: ModelCatalog;

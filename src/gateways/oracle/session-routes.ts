@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SESSION_DELETED, sessionView, sessionViewSchema } from '../../actors/chat/messages.js';
 import { askErrors } from '../http/ask-errors.js';
 import { isAppError } from '../../errors/index.js';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import type { ChatReads } from './chat-reads.js';
 import { parseWith, queryObject } from '../http/context.js';
 import { json } from '../http/reply.js';
@@ -30,7 +30,7 @@ export interface OracleIdentity {
 /** Spec 001 sessions: create, list (the caller's own, newest first), delete. */
 export function sessionRoutes(
   auth: OracleAuth | undefined,
-  d: { client: ActorClient; reads: ChatReads; oracle: OracleIdentity },
+  d: { client: Asker; reads: ChatReads; oracle: OracleIdentity },
 ): RouteSpec[] {
   return [
     {

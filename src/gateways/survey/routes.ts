@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { responseIdFor } from '../../actors/survey-response/response-id.js';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import type { SurveyResponse } from '../../actors/survey-response/index.js';
 import { cochranSampleSize } from '../../actors/survey/sample-size.js';
 import type { SurveyState } from '../../actors/survey/index.js';
@@ -24,7 +24,7 @@ import { askErrors } from '../http/ask-errors.js';
 import { surveyRef } from '../../actors/survey/index.js';
 
 export interface SurveyDeps {
-  client: ActorClient;
+  client: Asker;
   reads: SurveyReads;
   households: Registry<Household>;
 }

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../store/redis/redis.js';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import type { Keys } from '../../store/redis/keys.js';
 import type { Logger } from '../../log.js';
 import type { WalletDeps } from './wallet-orders.js';
@@ -39,7 +39,7 @@ export function ussdDeps(d: {
   sql: Sql;
   redis: RedisClient;
   keys: Keys;
-  client: ActorClient;
+  client: Asker;
   clock: () => Date;
   log: Logger;
   ussd: UssdOptions;

@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import { t, DEFAULT_LANGUAGE } from '../../actors/ussd/catalog/index.js';
 import type { Logger } from '../../log.js';
 import type { LiveSessions } from './live-sessions.js';
@@ -19,7 +19,7 @@ import { ussdRef } from '../../actors/ussd/messages.js';
 const MAX_ORDERS = 8;
 
 export interface HopDeps {
-  client: ActorClient;
+  client: Asker;
   directory: PhoneDirectory;
   pins: PinStore;
   /** The language a phone chose before (looked up only with two or more installed). */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ussdRef } from '../../actors/ussd/messages.js';
 import { AppError } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import { issuesOf, type HttpContext } from '../http/context.js';
 import { dialled } from './dial-through.js';
 import type { LiveSessions } from './live-sessions.js';
@@ -38,7 +38,7 @@ const STATUSES = new Set(['success', 'incomplete', 'failed']);
 const MAX_NETWORKS = 64;
 
 export interface SessionEventDeps {
-  client: ActorClient;
+  client: Asker;
   live: LiveSessions;
   serviceCodes: readonly string[];
   defaultCountry: CountryCode;

@@ -1,4 +1,4 @@
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import type { Intent, IntentResult } from '../../actors/ussd/index.js';
 import { fromMicro, toMicro } from '../../actors/voucher/money.js';
 import type { VoucherState } from '../../actors/voucher/messages.js';
@@ -38,7 +38,7 @@ export interface WorkDeps {
   suppliers: Registry<Supplier>;
   codes: VoucherCodes;
   unknownCodes: UnknownCodeLimit;
-  client: ActorClient;
+  client: Asker;
   clock: () => Date;
   /** The supplier wallet's conversions (wallet-orders.ts). */
   wallet: WalletDeps;

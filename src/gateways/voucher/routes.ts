@@ -1,4 +1,4 @@
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import type { VoucherState } from '../../actors/voucher/messages.js';
 import { toMicro } from '../../actors/voucher/money.js';
 import {
@@ -27,7 +27,7 @@ import { isVoucherCode } from '../../common/voucher-code.js';
 import type { VoucherCodes } from './voucher-codes.js';
 
 export interface VoucherDeps {
-  client: ActorClient;
+  client: Asker;
   reads: VoucherReads;
   households: Registry<Household>;
   certificates: Registry<Certificate>;

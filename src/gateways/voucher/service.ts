@@ -1,4 +1,4 @@
-import type { ActorClient } from '../../store/redis/actor-client.js';
+import type { Asker } from '../../actors/runtime/asker.js';
 import type { Redemption, VoucherState } from '../../actors/voucher/messages.js';
 import { toMicro } from '../../actors/voucher/money.js';
 import { voucherIdFor } from '../../actors/voucher/representation.js';
@@ -20,7 +20,7 @@ export { approvedProducts } from './product-reads.js';
 
 /** What an issuance is checked against. */
 export interface IssueDeps {
-  client: ActorClient;
+  client: Asker;
   households: Registry<Household>;
   certificates: Registry<Certificate>;
 }
@@ -68,7 +68,7 @@ export async function issueVoucher(d: IssueDeps, r: IssueRequest) {
 /** What a redemption is checked against, over HTTP and USSD alike. */
 export interface RedeemDeps extends ProductRuleDeps {
   suppliers: Registry<Supplier>;
-  client: ActorClient;
+  client: Asker;
 }
 
 export interface RedeemRequest {

@@ -1,14 +1,10 @@
-import { encodeEntry } from '../../actors/runtime/entry-codec.js';
 import { type Keys } from './keys.js';
-import { partitionOf } from '../../actors/runtime/partitioning.js';
-
-/** Any message of an actor's union: a `kind` and its fields. */
-export type ActorMessage = { kind: string } & Record<string, unknown>;
+import type { ActorMessage } from '../../actors/runtime/asker.js';
+import { addressedEntry } from '../../actors/runtime/addressed-entry.js';
 
 /**
- * Where a message to `type`/`key` goes and what it holds: the mailbox of the key's partition,
- * and the entry's fields (`reply` and `corr` empty for a tell). One place for the gateway's asks
- * and the outbox relay's tells, so both address a key's partition the same way.
+ * The mailbox stream a message to `type`/`key` goes to (its partition's) and the entry's fields
+ * ({@link addressedEntry}): the gateway's asks and the outbox relay's tells.
  */
 export function mailboxEntry(
   keys: Keys,
@@ -18,8 +14,6 @@ export function mailboxEntry(
   reply = '',
   corr = '',
 ): { stream: string; fields: string[] } {
-  return {
-    stream: keys.mailbox(to.type, partitionOf(to.key, partitionsOf(to.type))),
-    fields: encodeEntry({ key: to.key, kind: msg.kind, body: JSON.stringify(msg), reply, corr, ts: Date.now() }),
-  };
+  const { partition, fields } = addressedEntry(partitionsOf, to, msg, reply, corr);
+  return { stream: keys.mailbox(to.type, partition), fields };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ActorClient } from '../../../store/redis/actor-client.js';
+import type { Asker } from '../../../actors/runtime/asker.js';
 import { counterStateSchema } from '../../../actors/counter/index.js';
 import { echoReply } from '../../../actors/echo/index.js';
 import { askErrors } from '../ask-errors.js';
@@ -15,7 +15,7 @@ const addBody = z.object({ by: z.number().int().min(1).max(1000).default(1) }).s
  * Round trips through the runtime for operators and tests (HEARTH_DIAGNOSTICS=true only):
  * `POST /v1/diagnostics/echo`, `POST /v1/diagnostics/counters/:key`, `GET /v1/diagnostics/counters/:key`.
  */
-export function diagnosticsRoutes(client: ActorClient): RouteSpec[] {
+export function diagnosticsRoutes(client: Asker): RouteSpec[] {
   return [
     {
       method: 'POST',

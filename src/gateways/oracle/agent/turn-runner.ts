@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../../../store/redis/redis.js';
-import type { ActorClient } from '../../../store/redis/actor-client.js';
+import type { Asker } from '../../../actors/runtime/asker.js';
 import type { Keys } from '../../../store/redis/keys.js';
 import type { Logger } from '../../../log.js';
 import type { AgActionDeclaration, Agent, AttachmentRef, BrowserToolDeclaration, ToolCallRecord } from './agent.js';
@@ -15,7 +15,7 @@ import { chatRef } from '../../../actors/chat/messages.js';
 export interface TurnDeps extends ClientCallDeps {
   /** Follows the session's stream for the client's answers to browser tools and actions. */
   hub: ChatEventHub;
-  client: ActorClient;
+  client: Asker;
   redis: RedisClient;
   keys: Keys;
   agent: Agent;

@@ -1,7 +1,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import { Server, type Socket } from 'socket.io';
 import type { RedisClient } from '../../../store/redis/redis.js';
-import type { ActorClient } from '../../../store/redis/actor-client.js';
+import type { Asker } from '../../../actors/runtime/asker.js';
 import type { Keys } from '../../../store/redis/keys.js';
 import type { Logger } from '../../../log.js';
 import { emitChatEvent, lastEventId, type ChatEventHub } from '../agent/chat-events.js';
@@ -23,7 +23,7 @@ import { chatRef } from '../../../actors/chat/messages.js';
 export interface SocketDeps {
   app: TemplatedApp;
   auth: UcanAuthenticator | undefined;
-  client: ActorClient;
+  client: Asker;
   hub: ChatEventHub;
   redis: RedisClient;
   keys: Keys;
