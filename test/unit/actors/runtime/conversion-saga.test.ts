@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ActorContext, ActorDefinition, OutboxEffect } from '../../../../src/actors/runtime/types.js';
-import type { ActorMessage } from '../../../../src/store/redis/mailbox-post.js';
+import type { ActorMessage } from '../../../../src/actors/runtime/asker.js';
 import { accountActor, type AccountState } from '../../../../src/actors/account/index.js';
 import { conversionActor, type ConversionState } from '../../../../src/actors/conversion/index.js';
 import { poolActor, type PoolState } from '../../../../src/actors/pool/index.js';
