@@ -197,9 +197,13 @@ export function applyBatch(
       factWrites.length > 0 ||
       tallyWrites.length > 0;
     // Effects alone also record the message id, so a redelivery cannot emit them twice: an actor
-    // that still has no state then keeps a snapshot of JSON null (never SQL NULL).
+    // that still has no state then keeps a snapshot of JSON null (never SQL NULL). The version is
+    // one past the state the batch started from, however many of its messages the key took: the
+    // commit writes a snapshot only over an older version, so a batch applied on a stale state (one
+    // a newer commit has passed) is refused whole, never written over the newer state.
     if (changed) {
-      outcome.dirty.set(entry.key, { state: decision.state, version: slot.version + 1, lastMsgId: entry.id });
+      const version = (slots.get(entry.key) ?? emptySlot()).version + 1;
+      outcome.dirty.set(entry.key, { state: decision.state, version, lastMsgId: entry.id });
       if (def.view) outcome.views.set(entry.key, viewRow);
     }
     for (const f of factWrites) {

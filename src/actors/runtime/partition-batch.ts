@@ -106,12 +106,22 @@ export async function loadMissing(
  * Loads what a round needs from the store: the states the caches lack, for a type with facts the
  * facts its messages name, and for a tallied type its keys' tallies. All in parallel, each one
  * query for all the round's partitions.
+ *
+ * A failed round ends only once every load has: the states' load puts what it read in the cache,
+ * and one that landed after the worker's recovery had cleared the cache would stand there as
+ * the key's state. Found in the PostgreSQL failover test: a facts query failed at once on a dead
+ * connection, the states' query answered seconds later with a snapshot the replay had already
+ * advanced, and the next round applied two redemptions on that stale state and wrote it over the
+ * newer one (a version two ahead passes the commit's check): a redemption vanished from its
+ * voucher's balance while its record stayed.
  */
 export async function loadRound(
   d: Pick<BatchDeps, 'def' | 'store'>,
   parts: ReadonlyArray<{ cache: SlotCache; decoded: Decoded }>,
 ): Promise<void> {
-  await Promise.all([loadMissing(d, parts), loadFacts(d, parts), loadTallies(d, parts)]);
+  const loads = await Promise.allSettled([loadMissing(d, parts), loadFacts(d, parts), loadTallies(d, parts)]);
+  const failed = loads.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 async function loadFacts(

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { counterActor } from '../../../../src/actors/counter/index.js';
 import { echoActor } from '../../../../src/actors/echo/index.js';
 import { applyBatch, derivedId, emptySlot } from '../../../../src/actors/runtime/apply-batch.js';
-import type { Slot } from '../../../../src/actors/runtime/ports.js';
+import { FencedError, type Slot } from '../../../../src/actors/runtime/ports.js';
+import { MemorySnapshotStore } from '../../../../src/store/memory-snapshot-store.js';
 import type { MailboxEntry } from '../../../../src/actors/runtime/entry-codec.js';
 import type { ActorDefinition } from '../../../../src/actors/runtime/types.js';
 
@@ -30,15 +31,37 @@ describe('applyBatch', () => {
       entry('a', { kind: 'add', by: 2, seq: 2 }),
     ];
     const out = applyBatch(counter, entries, new Map(), now);
+    // One past the state the batch started from, however many messages the key took.
     expect(out.dirty.get('a')).toEqual({
       state: { count: 3, applied: 2, lastSeq: 2, outOfOrder: 0 },
-      version: 2,
+      version: 1,
       lastMsgId: entries[2]!.id,
     });
     expect(out.dirty.get('b')?.version).toBe(1);
     expect(out.replies.map((r) => r.ok)).toEqual([true, true, true]);
     expect(JSON.parse(out.replies[2]!.body)).toMatchObject({ count: 3 });
     expect(out.outbox.map((o) => o.msgId)).toEqual(entries.map((e) => e.id));
+  });
+
+  it('cannot write a batch applied on a stale state over a newer one, however many messages it took', async () => {
+    const store = new MemorySnapshotStore();
+    const epoch = await store.takeFence('counter', 0, 'w');
+    const commit = (dirty: Map<string, Slot>) =>
+      store.commit({ type: 'counter', partition: 0, epoch, dirty, outbox: [] });
+    const base = emptySlot();
+    const first = applyBatch(counter, [entry('a', { kind: 'add', by: 1 })], new Map([['a', base]]), now);
+    await commit(first.dirty);
+    const newer = first.dirty.get('a')!;
+    await commit(applyBatch(counter, [entry('a', { kind: 'add', by: 1 })], new Map([['a', newer]]), now).dirty);
+    // A round that still had the first state (a load that landed late, say) applies two more.
+    const stale = applyBatch(
+      counter,
+      [entry('a', { kind: 'add', by: 5 }), entry('a', { kind: 'add', by: 5 })],
+      new Map([['a', newer]]),
+      now,
+    );
+    await expect(commit(stale.dirty)).rejects.toBeInstanceOf(FencedError);
+    expect((await store.load('counter', ['a'])).get('a')?.state).toMatchObject({ count: 2 });
   });
 
   it('skips entries at or below the snapshot last_msg_id (redelivery)', () => {
