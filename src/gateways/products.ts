@@ -6,6 +6,7 @@ import type { Sql } from '../store/db.js';
 import { certificateTable, householdTable, productTable, supplierTable } from '../store/registries/records.js';
 import type { RegistryChanges } from '../store/registries/registry-changes.js';
 import { Registry } from '../store/registries/registry.js';
+import { pgRegistryRows } from '../store/registries/pg-registry-rows.js';
 import { VoucherReads } from './voucher/voucher-reads.js';
 import { VoucherCodes } from './voucher/voucher-codes.js';
 import type { ApiKeyStore } from './auth/api-key-store.js';
@@ -81,20 +82,20 @@ export function productRoutes({
   registryChanges,
 }: ProductDeps): RouteSpec[] {
   const now = () => clock().getTime();
-  const households = new Registry(sql, householdTable);
+  const households = new Registry(pgRegistryRows(sql, householdTable));
   // Read on every redemption and supplier request: kept 2 s, or while changes are heard until one
   // is announced (registry-changes.ts).
-  const suppliers = new Registry(sql, supplierTable, 2_000, now, registryChanges);
+  const suppliers = new Registry(pgRegistryRows(sql, supplierTable), 2_000, now, registryChanges);
   const g = {
     keys,
     limits,
     idempotency: new IdempotencyStore(sql, ussd.pinKey),
     signatures: new SupplierSignatures(suppliers, redis, (d) => authKeys.seenSignature(redisKeys, d), clock),
   };
-  const products = new Registry(sql, productTable, 2_000, now, registryChanges);
+  const products = new Registry(pgRegistryRows(sql, productTable), 2_000, now, registryChanges);
   // Read on every redemption (its plan, rule 4), kept as suppliers and products are: with one
   // certificate per voucher, a copy lasting 2 s alone was a query on most redemptions of a spread load.
-  const certificates = new Registry(sql, certificateTable, 2_000, now, registryChanges);
+  const certificates = new Registry(pgRegistryRows(sql, certificateTable), 2_000, now, registryChanges);
   const plans = new VoucherPlans(new VoucherReads(sql), certificates);
   const vouchers = new VoucherReads(sql);
   const codes = new VoucherCodes(sql);

@@ -38,12 +38,14 @@ export const householdTable: RegistryTable<Household> = {
   table: 'households',
   idField: 'did',
   columns: { did: 'did', phoneNumber: 'phone_number' },
+  unique: ['phoneNumber'],
 };
 
 export const supplierTable: RegistryTable<Supplier> = {
   table: 'suppliers',
   idField: 'did',
   columns: { did: 'did', name: 'name', authorized: 'authorized', publicKey: 'public_key', phoneNumber: 'phone_number' },
+  unique: ['phoneNumber'],
 };
 
 export const productTable: RegistryTable<Product> = {

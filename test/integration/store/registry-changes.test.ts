@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { createRedis, connectRedis } from '../../../src/store/redis/redis.js';
 import { createKeys } from '../../../src/store/redis/keys.js';
 import { certificateTable, type Certificate } from '../../../src/store/registries/records.js';
+import { pgRegistryRows } from '../../../src/store/registries/pg-registry-rows.js';
 import { HEARD_CACHE_MS, Registry } from '../../../src/store/registries/registry.js';
 import {
   redisRegistryChanges,
@@ -49,7 +50,7 @@ describe('registry changes between gateways', () => {
     );
     made.push(changes);
     await vi.waitFor(() => expect(changes.hearing).toBe(true));
-    return { certificates: new Registry(env.sql, certificateTable, 2_000, clock, changes), changes };
+    return { certificates: new Registry(pgRegistryRows(env.sql, certificateTable), 2_000, clock, changes), changes };
   }
 
   beforeAll(async () => {
