@@ -15,6 +15,7 @@ import { actors as defaultActors } from './actors/registry.js';
 import { ussdSessionActor } from './actors/ussd/index.js';
 import type { Config } from './config.js';
 import { ApiKeyStore, hashSecret } from './gateways/auth/api-key-store.js';
+import { pgApiKeyRows } from './gateways/auth/api-key-rows.js';
 import { RateLimits } from './gateways/auth/rate-limits.js';
 import { docsRoutes } from './gateways/docs/routes.js';
 import { HttpServer } from './gateways/http/server.js';
@@ -240,7 +241,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
     let oracle: ReturnType<typeof startOracleGateway> | undefined;
     if (client) {
       const adminHash = config.HEARTH_ADMIN_KEY ? hashSecret(config.HEARTH_ADMIN_KEY) : undefined;
-      const keyStore = new ApiKeyStore(sql, adminHash, undefined, () => clock().getTime());
+      const keyStore = new ApiKeyStore(pgApiKeyRows(sql), adminHash, undefined, () => clock().getTime());
       const ussd = {
         pinKey: config.PIN_ENCRYPTION_KEY,
         serviceCodes: config.ZM_SERVICE_CODES,

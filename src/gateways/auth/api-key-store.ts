@@ -1,8 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Sql } from '../../store/db.js';
 import { z } from 'zod';
 import { roles, type Principal, type Role } from './principal.js';
 import { TtlCache } from '../../ttl-cache.js';
+import type { ApiKeyRows, StoredKey } from './api-key-rows.js';
 
 export interface ApiKeyRecord {
   id: string;
@@ -23,16 +23,6 @@ export const apiKeyRecordSchema = z.strictObject({
   revokedAt: z.iso.datetime().optional(),
 }) satisfies z.ZodType<ApiKeyRecord>;
 
-interface Row {
-  id: string;
-  hash: string;
-  role: Role;
-  did: string | null;
-  label: string | null;
-  created_at: Date;
-  revoked_at: Date | null;
-}
-
 /** A key reads `hk_<id>_<secret>`: the id finds the row, the secret is compared by its hash. */
 const keyShape = /^hk_([a-z0-9]{16})_([A-Za-z0-9_-]{43})$/;
 
@@ -44,27 +34,20 @@ function sameHash(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function toRecord(r: Row): ApiKeyRecord {
-  return {
-    id: r.id,
-    role: r.role,
-    ...(r.did ? { did: r.did } : {}),
-    ...(r.label ? { label: r.label } : {}),
-    createdAt: r.created_at.toISOString(),
-    ...(r.revoked_at ? { revokedAt: r.revoked_at.toISOString() } : {}),
-  };
+function toRecord({ hash: _hash, ...record }: StoredKey): ApiKeyRecord {
+  return record;
 }
 
 /**
- * API keys in Postgres, never in clear: only the SHA-256 of the secret is stored (the secret is
+ * API keys (in PostgreSQL, or memory in the product tier), never in clear: only the SHA-256 of the secret is stored (the secret is
  * 256 random bits, so no slow hash is needed). Lookups are cached for `cacheMs`, which is also
  * the longest a revoked key keeps working on a busy gateway.
  */
 export class ApiKeyStore {
-  private readonly cache: TtlCache<string, { row: Row | undefined }>;
+  private readonly cache: TtlCache<string, { row: StoredKey | undefined }>;
 
   constructor(
-    private readonly sql: Sql,
+    private readonly rows: ApiKeyRows,
     /** SHA-256 of HEARTH_ADMIN_KEY, the bootstrap admin key; undefined when none is configured. */
     private readonly bootstrapHash: string | undefined,
     cacheMs = 5_000,
@@ -81,19 +64,22 @@ export class ApiKeyStore {
   ): Promise<{ key: string; record: ApiKeyRecord }> {
     const id = randomBytes(8).toString('hex');
     const secret = randomBytes(32).toString('base64url');
-    const [row] = await this.sql<Row[]>`
-      INSERT INTO api_keys (id, hash, role, did, label) VALUES (${id}, ${hashSecret(secret)}, ${role}, ${did ?? null}, ${label ?? null})
-      RETURNING *`;
-    return { key: `hk_${id}_${secret}`, record: toRecord(row!) };
+    const row = await this.rows.insert({
+      id,
+      hash: hashSecret(secret),
+      role,
+      ...(did ? { did } : {}),
+      ...(label ? { label } : {}),
+    });
+    return { key: `hk_${id}_${secret}`, record: toRecord(row) };
   }
 
   async list(): Promise<ApiKeyRecord[]> {
-    return (await this.sql<Row[]>`SELECT * FROM api_keys ORDER BY created_at, id`).map(toRecord);
+    return (await this.rows.all()).map(toRecord);
   }
 
   async revoke(id: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.sql<Row[]>`
-      UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id} RETURNING *`;
+    const row = await this.rows.revoke(id);
     this.cache.delete(id);
     return row ? toRecord(row) : undefined;
   }
@@ -107,14 +93,14 @@ export class ApiKeyStore {
     if (!m) return undefined;
     const [, id = '', secret = ''] = m;
     const row = await this.lookup(id);
-    if (!row || row.revoked_at || !sameHash(hashSecret(secret), row.hash)) return undefined;
+    if (!row || row.revokedAt || !sameHash(hashSecret(secret), row.hash)) return undefined;
     return { keyId: row.id, role: row.role, ...(row.did ? { did: row.did } : {}) };
   }
 
-  private async lookup(id: string): Promise<Row | undefined> {
+  private async lookup(id: string): Promise<StoredKey | undefined> {
     const hit = this.cache.get(id);
     if (hit) return hit.row;
-    const [row] = await this.sql<Row[]>`SELECT * FROM api_keys WHERE id = ${id}`;
+    const row = await this.rows.get(id);
     this.cache.set(id, { row });
     return row;
   }
