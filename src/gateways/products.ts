@@ -35,7 +35,7 @@ import { ussdDeps, type UssdOptions } from './ussd/deps.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { DeadLetters } from './operators/dead-letters.js';
-import { OperatorActions } from './operators/operator-actions.js';
+import { pgOperatorActions } from './operators/operator-actions.js';
 import { operatorRoutes } from './operators/routes.js';
 import { VoucherPlans } from './voucher/product-rule.js';
 import { consoleDataRoutes } from './console/routes.js';
@@ -99,7 +99,7 @@ export function productRoutes({
   const plans = new VoucherPlans(new VoucherReads(sql), certificates);
   const vouchers = new VoucherReads(sql);
   const codes = new VoucherCodes(sql);
-  const actions = new OperatorActions(sql);
+  const actions = pgOperatorActions(sql);
   const staff = ['admin', 'implementer'] as const;
   const conversionReads = new ConversionReads(sql);
   const ledgerReads = new LedgerReads(sql);

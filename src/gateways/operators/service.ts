@@ -3,5 +3,5 @@
  * actions and the redaction of message bodies. Other folders import operators through this file
  * only (test/unit/import-rules.test.ts).
  */
-export { OperatorActions } from './operator-actions.js';
+export type { OperatorActions } from './operator-actions.js';
 export { redactedBody } from './redact.js';
