@@ -14,6 +14,7 @@ import type { RateLimits } from './auth/rate-limits.js';
 import type { RouteSpec } from './http/router.js';
 import { apiKeyRoutes } from './auth/api-key-routes.js';
 import { IdempotencyStore } from './http/idempotency.js';
+import { pgIdempotencyRows } from './http/idempotency-rows.js';
 import * as schemas from './registries/schemas.js';
 import { registryRoutes } from './registries/routes.js';
 import { voucherRoutes } from './voucher/routes.js';
@@ -89,7 +90,7 @@ export function productRoutes({
   const g = {
     keys,
     limits,
-    idempotency: new IdempotencyStore(sql, ussd.pinKey),
+    idempotency: new IdempotencyStore(pgIdempotencyRows(sql), ussd.pinKey),
     signatures: new SupplierSignatures(suppliers, redis, (d) => authKeys.seenSignature(redisKeys, d), clock),
   };
   const products = new Registry(pgRegistryRows(sql, productTable), 2_000, now, registryChanges);

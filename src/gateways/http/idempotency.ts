@@ -2,11 +2,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { withTimeout } from '../../common/with-timeout.js';
 import { seal, unseal } from '../../crypto/sealed.js';
 import { AppError, isAppError } from '../../errors/index.js';
-import type { Sql } from '../../store/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { HttpContext } from './context.js';
 import { errorReply } from './error-mapper.js';
 import type { Reply } from './reply.js';
+import type { Claim, IdempotencyRows } from './idempotency-rows.js';
 
 const keyShape = /^[A-Za-z0-9._:-]{1,255}$/;
 
@@ -45,7 +45,7 @@ export class IdempotencyStore {
   private releasing: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly sql: Sql,
+    private readonly rows: IdempotencyRows,
     /** PIN_ENCRYPTION_KEY: the deployment secret the kept answers are sealed under. */
     private readonly secret: string,
   ) {}
@@ -59,16 +59,14 @@ export class IdempotencyStore {
     const body = await ctx.body();
     const hash = createHash('sha256').update(`${ctx.method} ${ctx.path}\n`).update(body).digest('hex');
     const claim = randomUUID();
-    const [claimed] = await this.sql<{ key: string }[]>`
-      INSERT INTO idempotency_keys (owner, key, request_hash, claim) VALUES (${who.keyId}, ${key}, ${hash}, ${claim})
-      ON CONFLICT DO NOTHING RETURNING key`.catch((err: unknown) => {
+    const mine = { owner: who.keyId, key, claim };
+    const claimed = await this.rows.claim(mine, hash).catch((err: unknown) => {
       // The claim may have committed with the connection lost before its answer: release it
       // (if it is there) as soon as PostgreSQL is back.
-      this.releaseLater({ owner: who.keyId, key, claim });
+      this.releaseLater(mine);
       throw err;
     });
     if (!claimed) return this.replay(who.keyId, key, hash, () => this.run(ctx, who, handler));
-    const mine = { owner: who.keyId, key, claim };
     const abandon = () => this.abandoned.set(claim, mine);
     if (ctx.answered.aborted) abandon();
     else ctx.answered.addEventListener('abort', abandon, { once: true });
@@ -100,9 +98,7 @@ export class IdempotencyStore {
       const kept = `${SEALED}${seal(this.secret, PURPOSE, text)}`;
       // Only into its own claim: a retry may have released it (its client was answered 503
       // meanwhile) and claimed the key anew; that retry keeps its own answer.
-      await this.sql`
-        UPDATE idempotency_keys SET status = ${reply.status}, body = ${kept}
-        WHERE owner = ${mine.owner} AND key = ${mine.key} AND claim = ${mine.claim}`.catch(async (err: unknown) => {
+      await this.rows.keep(mine, reply.status, kept).catch(async (err: unknown) => {
         // The answer could not be kept: the retry runs the request again (what it does is
         // idempotent by its request id: a redemption is answered from its voucher).
         await this.forget(mine);
@@ -113,11 +109,7 @@ export class IdempotencyStore {
   }
 
   private async replay(owner: string, key: string, hash: string, again: () => Promise<Reply>): Promise<Reply> {
-    const [row] = await this.sql<
-      { request_hash: string; status: number | null; body: string | null; stale: boolean; claim: string | null }[]
-    >`
-      SELECT request_hash, status, body, created_at < now() - interval '2 minutes' AS stale, claim
-      FROM idempotency_keys WHERE owner = ${owner} AND key = ${key}`;
+    const row = await this.rows.find(owner, key);
     // A request of this process made this claim and failed, and it is not released yet (the
     // release failed, or still waits on a connection a failover left hanging), or its client was
     // answered 503 while it went on: release it now.
@@ -132,12 +124,12 @@ export class IdempotencyStore {
     }
     // A first request whose process died never finished: after two minutes its claim lapses.
     if (row && row.status === null && row.stale) {
-      await this.sql`DELETE FROM idempotency_keys WHERE owner = ${owner} AND key = ${key} AND status IS NULL`;
+      await this.rows.dropUnanswered(owner, key);
       return again();
     }
     if (!row)
       throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key just failed; retry it');
-    if (row.request_hash !== hash) {
+    if (row.requestHash !== hash) {
       throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for a different request');
     }
     if (row.status === null) {
@@ -182,9 +174,7 @@ export class IdempotencyStore {
   }
 
   private async release(c: Claim): Promise<void> {
-    await this.sql`
-      DELETE FROM idempotency_keys
-      WHERE owner = ${c.owner} AND key = ${c.key} AND status IS NULL AND claim = ${c.claim}`;
+    await this.rows.release(c);
     this.unreleased.delete(c.claim);
     this.abandoned.delete(c.claim);
   }
@@ -203,13 +193,6 @@ export class IdempotencyStore {
     }, 250);
     this.releasing.unref();
   }
-}
-
-/** A claim this process made: the key, and the token that tells it from any other request's. */
-interface Claim {
-  owner: string;
-  key: string;
-  claim: string;
 }
 
 /** How long a retry waits for the release of its key's failed claim before it is answered 503. */

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpContext } from '../../../../src/gateways/http/context.js';
 import { IdempotencyStore } from '../../../../src/gateways/http/idempotency.js';
+import { pgIdempotencyRows } from '../../../../src/gateways/http/idempotency-rows.js';
 import { createLogger } from '../../../../src/log.js';
 import { createSql, type Sql } from '../../../../src/store/db.js';
 import { isolated, type Isolated } from '../../../support/isolated.js';
@@ -71,7 +72,7 @@ describe('idempotency claims whose INSERT failed in a failover', () => {
   }
 
   it('answers the retry after two failed tries at once, not 409 until the first claim lapses', async () => {
-    const store = new IdempotencyStore(faulty(), randomBytes(16).toString('hex'));
+    const store = new IdempotencyStore(pgIdempotencyRows(faulty()), randomBytes(16).toString('hex'));
     const who = { keyId: `key-${randomUUID()}`, role: 'supplier' as const };
     const key = randomUUID();
     let ran = 0;
@@ -99,7 +100,7 @@ describe('idempotency claims whose INSERT failed in a failover', () => {
   });
 
   it('answers the retry of a request whose client was told 503 while its handler hangs, instead of 409 until it ends', async () => {
-    const store = new IdempotencyStore(sql, randomBytes(16).toString('hex'));
+    const store = new IdempotencyStore(pgIdempotencyRows(sql), randomBytes(16).toString('hex'));
     const who = { keyId: `key-${randomUUID()}`, role: 'supplier' as const };
     const key = randomUUID();
     // The first try's handler hangs (its connection was left on a demoted primary) until released.
