@@ -8,7 +8,7 @@ export interface Claim {
 }
 
 /** What a key holds: its first request's hash, and its answer once kept (none while it runs). */
-export interface KeptKey {
+interface KeptKey {
   requestHash: string;
   status: number | null;
   body: string | null;
