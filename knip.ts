@@ -20,7 +20,7 @@ const config: KnipConfig = {
     'scripts/*.mjs',
   ],
   project: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.mjs', 'scripts/**/*.ts'],
-  vitest: { config: ['vitest.config.ts', 'vitest.unit.config.ts'] },
+  vitest: { config: ['vitest.config.ts', 'vitest.unit.config.ts', 'vitest.product.config.ts'] },
   eslint: { config: ['eslint.config.js'] },
   ignoreDependencies: [
     // LOG_FORMAT=pretty: pino loads it by name in its worker thread (src/log.ts).

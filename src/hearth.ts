@@ -1,5 +1,4 @@
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
+import { processId } from './process-id.js';
 import { ActorClient } from './store/redis/actor-client.js';
 import { createKeys } from './store/redis/keys.js';
 import { connectRedis, createRedis } from './store/redis/redis.js';
@@ -16,7 +15,7 @@ import { ussdSessionActor } from './actors/ussd/index.js';
 import type { Config } from './config.js';
 import { ApiKeyStore, hashSecret } from './gateways/auth/api-key-store.js';
 import { pgApiKeyRows } from './gateways/auth/api-key-rows.js';
-import { RateLimits } from './gateways/auth/rate-limits.js';
+import { RateLimits, redisBuckets } from './gateways/auth/rate-limits.js';
 import { docsRoutes } from './gateways/docs/routes.js';
 import { HttpServer } from './gateways/http/server.js';
 import { corsHeaders } from './gateways/http/cors.js';
@@ -61,15 +60,6 @@ export interface StartOptions {
   clock?: () => Date;
   /** Oracle plugins (routes, auth-excluded routes, agent tools, checks before a turn). */
   plugins?: readonly OraclePlugin[];
-}
-
-/** A process-unique id that is also a valid Redis key part. */
-export function processId(role: string): string {
-  const host =
-    hostname()
-      .replace(/[^A-Za-z0-9_.-]/g, '')
-      .slice(0, 40) || 'host';
-  return `${role}-${host}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
 /** The composition root: config → store → redis → runtime → gateway. */
@@ -252,7 +242,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         deadlineMs: config.REQUEST_DEADLINE_MS,
       };
       const limits = new RateLimits(
-        redis,
+        redisBuckets(redis),
         keys,
         {
           apiKeyPerMinute: config.RATE_LIMIT_API_KEY_PER_MINUTE,

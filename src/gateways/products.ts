@@ -7,17 +7,14 @@ import { certificateTable, householdTable, productTable, supplierTable } from '.
 import type { RegistryChanges } from '../store/registries/registry-changes.js';
 import { Registry } from '../store/registries/registry.js';
 import { pgRegistryRows } from '../store/registries/pg-registry-rows.js';
-import { VoucherReads } from './voucher/voucher-reads.js';
-import { VoucherCodes } from './voucher/voucher-codes.js';
+import { PgVoucherReads } from './voucher/voucher-reads.js';
+import { PgVoucherCodes } from './voucher/voucher-codes.js';
 import type { ApiKeyStore } from './auth/api-key-store.js';
 import type { RateLimits } from './auth/rate-limits.js';
 import type { RouteSpec } from './http/router.js';
-import { apiKeyRoutes } from './auth/api-key-routes.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { pgIdempotencyRows } from './http/idempotency-rows.js';
-import * as schemas from './registries/schemas.js';
-import { registryRoutes } from './registries/routes.js';
-import { voucherRoutes } from './voucher/routes.js';
+import { schemeRoutes } from './scheme-routes.js';
 import { claimRoutes } from './claim/routes.js';
 import { surveyRoutes } from './survey/routes.js';
 import { SurveyReads } from './survey/survey-reads.js';
@@ -91,70 +88,35 @@ export function productRoutes({
     keys,
     limits,
     idempotency: new IdempotencyStore(pgIdempotencyRows(sql), ussd.pinKey),
-    signatures: new SupplierSignatures(suppliers, redis, (d) => authKeys.seenSignature(redisKeys, d), clock),
+    signatures: new SupplierSignatures(
+      suppliers,
+      async (d, ttlSeconds) =>
+        (await redis.set(authKeys.seenSignature(redisKeys, d), '1', 'EX', ttlSeconds, 'NX')) === 'OK',
+      clock,
+    ),
   };
   const products = new Registry(pgRegistryRows(sql, productTable), 2_000, now, registryChanges);
   // Read on every redemption (its plan, rule 4), kept as suppliers and products are: with one
   // certificate per voucher, a copy lasting 2 s alone was a query on most redemptions of a spread load.
   const certificates = new Registry(pgRegistryRows(sql, certificateTable), 2_000, now, registryChanges);
-  const plans = new VoucherPlans(new VoucherReads(sql), certificates);
-  const vouchers = new VoucherReads(sql);
-  const codes = new VoucherCodes(sql);
+  const vouchers = new PgVoucherReads(sql);
+  const plans = new VoucherPlans(vouchers, certificates);
+  const codes = new PgVoucherCodes(sql);
   const actions = pgOperatorActions(sql);
-  const staff = ['admin', 'implementer'] as const;
   const conversionReads = new ConversionReads(sql);
   const ledgerReads = new LedgerReads(sql);
   const counterparties = new Counterparties(sql, ussd.pinKey);
-  const readers = ['admin', 'implementer', 'regulator'] as const;
   return [
-    ...apiKeyRoutes(g, keys, suppliers, actions),
-    ...registryRoutes(g, {
-      path: '/v1/households',
-      name: 'household',
-      registry: households,
-      create: schemas.householdCreate,
-      update: schemas.householdUpdate,
-      readRoles: readers,
-      writeRoles: staff,
-      mayReadOne: (who, id) => who.role === 'household' && who.did === id,
-    }),
-    ...registryRoutes(g, {
-      path: '/v1/suppliers',
-      name: 'supplier',
-      registry: suppliers,
-      create: schemas.supplierCreate,
-      update: schemas.supplierUpdate,
-      readRoles: readers,
-      writeRoles: staff,
-      mayReadOne: (who, id) => who.role === 'supplier' && who.did === id,
-    }),
-    ...registryRoutes(g, {
-      path: '/v1/products',
-      name: 'product',
-      registry: products,
-      create: schemas.productCreate,
-      update: schemas.productUpdate,
-      readRoles: ['admin', 'implementer', 'regulator', 'supplier', 'household'],
-      writeRoles: staff,
-    }),
-    ...registryRoutes(g, {
-      path: '/v1/certificates',
-      name: 'certificate',
-      registry: certificates,
-      create: schemas.certificateCreate,
-      update: schemas.certificateUpdate,
-      readRoles: readers,
-      writeRoles: staff,
-    }),
-    ...voucherRoutes(g, {
-      client,
-      reads: vouchers,
+    ...schemeRoutes(g, {
       households,
-      certificates,
       suppliers,
       products,
-      plans,
+      certificates,
+      client,
+      vouchers,
       codes,
+      plans,
+      actions,
       clock,
     }),
     ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createSql, type Sql } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
+import { testPinKey } from './test-pin-key.js';
 
 /**
  * Whether this run is on a Redis Cluster (HEARTH_TEST_REDIS=cluster, see global-setup.ts): a
@@ -14,8 +15,7 @@ import { migrate } from '../../src/store/migrate.js';
  */
 export const onCluster = process.env.HEARTH_TEST_REDIS === 'cluster';
 
-/** The PIN key every test process gets (a test secret, never a deployment's). */
-export const testPinKey = 'a3f1c9e07b5d2468a3f1c9e07b5d2468';
+export { testPinKey } from './test-pin-key.js';
 
 export interface Isolated {
   prefix: string;

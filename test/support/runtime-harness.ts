@@ -7,7 +7,7 @@ import { Runtime, type RuntimeOptions } from '../../src/actors/runtime/runtime.j
 import type { ActorDefinition } from '../../src/actors/runtime/types.js';
 import { counterActor } from '../../src/actors/counter/index.js';
 import { echoActor } from '../../src/actors/echo/index.js';
-import { processId } from '../../src/hearth.js';
+import { processId } from '../../src/process-id.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
 import type { Sql } from '../../src/store/db.js';
 import { createPgSnapshotStore } from '../../src/store/snapshot-store.js';

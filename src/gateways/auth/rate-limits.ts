@@ -59,14 +59,18 @@ interface Check {
   mode: Mode;
 }
 
-export class RateLimits {
-  private readonly run = perTick((checks: Check[]) =>
+/** Where the buckets are kept: answers, per check, the ms until one more would fit (0: it fits). */
+export type Buckets = (check: Check) => Promise<number>;
+
+/** The buckets in Redis (the script above): the checks of one turn of the event loop in one call. */
+export function redisBuckets(redis: RedisClient): Buckets {
+  return perTick((checks: Check[]) =>
     perSlot(
-      isCluster(this.redis),
+      isCluster(redis),
       checks,
       (c) => c.key,
       async (group) =>
-        (await this.redis.eval(
+        (await redis.eval(
           GCRA,
           group.length,
           ...group.map((c) => c.key),
@@ -74,11 +78,13 @@ export class RateLimits {
         )) as number[],
     ),
   );
+}
 
+export class RateLimits {
   private lastWarned = 0;
 
   constructor(
-    private readonly redis: RedisClient,
+    private readonly run: Buckets,
     private readonly keys: Keys,
     private readonly o: RateLimitOptions,
     private readonly log: Logger,

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '../../store/redis/redis.js';
 import { AppError } from '../../errors/index.js';
 import type { Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
@@ -13,13 +12,14 @@ const MAX_SKEW_SECONDS = 5 * 60;
 /**
  * Strong authentication of suppliers: besides its API key, every supplier request carries an
  * HTTP Message Signature made with the Ed25519 key of the supplier's DID. A signature is
- * accepted once: it is remembered in Redis for longer than it could stay fresh.
+ * accepted once: it is remembered (in Redis, so across gateways) for longer than it could stay
+ * fresh.
  */
 export class SupplierSignatures {
   constructor(
     private readonly suppliers: Registry<Supplier>,
-    private readonly redis: RedisClient,
-    private readonly replayKey: (digest: string) => string,
+    /** Remembers a signature's digest for `ttlSeconds`; false when it is remembered already. */
+    private readonly firstSeen: (digest: string, ttlSeconds: number) => Promise<boolean>,
     private readonly clock: () => Date,
   ) {}
 
@@ -40,8 +40,7 @@ export class SupplierSignatures {
       { did: who.did, publicKey: supplier.publicKey, now: this.clock(), maxSkewSeconds: MAX_SKEW_SECONDS },
     );
     const digest = createHash('sha256').update(parsed.base).digest('hex');
-    const fresh = await this.redis.set(this.replayKey(digest), '1', 'EX', MAX_SKEW_SECONDS * 2 + 60, 'NX');
-    if (fresh !== 'OK')
+    if (!(await this.firstSeen(digest, MAX_SKEW_SECONDS * 2 + 60)))
       throw new AppError('SIGNATURE_REPLAYED', 'this signature was already used; sign every request anew');
   }
 }

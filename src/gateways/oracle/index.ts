@@ -19,7 +19,7 @@ import { oracleTools } from './agent/tools.js';
 import { creditsPlugin, httpSubscriptions } from './agent/credits-plugin.js';
 import type { OraclePlugin } from './agent/plugin.js';
 import { pluginRoutes } from './plugin-routes.js';
-import { VoucherReads } from '../voucher/service.js';
+import { PgVoucherReads } from '../voucher/service.js';
 import { delegationRoutes } from './delegation-routes.js';
 import { historyWithin } from './agent/history.js';
 import { chatHistory } from './chat-transcript.js';
@@ -94,7 +94,7 @@ export function oracleRoutes(
     ...(d.plugins ?? []),
   ];
   const tools = [
-    ...oracleTools({ sql: d.sql, vouchers: new VoucherReads(d.sql), clock: d.clock }),
+    ...oracleTools({ sql: d.sql, vouchers: new PgVoucherReads(d.sql), clock: d.clock }),
     ...plugins.flatMap((p) => p.tools ?? []),
   ];
   const models = modelCatalog(config);

@@ -13,7 +13,7 @@ import { voucherRef } from '../../actors/voucher/messages.js';
  * call (issue, redeem, and the reads and rules re-exported below). Another product imports
  * vouchers through this file only (test/unit/import-rules.test.ts).
  */
-export { VoucherReads } from './voucher-reads.js';
+export { PgVoucherReads, type VoucherReads } from './voucher-reads.js';
 export type { VoucherPlans } from './product-rule.js';
 export type { VoucherCodes } from './voucher-codes.js';
 export { approvedProducts } from './product-reads.js';

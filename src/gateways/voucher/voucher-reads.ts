@@ -11,13 +11,40 @@ export interface VoucherFilter {
 }
 
 /**
- * Reads of vouchers: filtered and sorted by their read model (voucher_views), each voucher's
- * document taken from its snapshot, which is the voucher (voucher/messages.ts, VoucherState; the
- * read model kept a copy of it until migration 028, written twice per redemption). Both are
- * written by the commit that answers, and vouchers commit before they reply, so a client reads
- * its own writes without a round trip through the actor.
+ * Reads of vouchers, without a round trip through their actors: the voucher actor writes its
+ * snapshot, its records and its read model row in the commit that answers, and commits before it
+ * replies, so a client reads its own writes. From PostgreSQL ({@link PgVoucherReads}), or from
+ * the memory store in the product tier (`memory-voucher-reads.ts`).
  */
-export class VoucherReads {
+export interface VoucherReads {
+  get(id: string): Promise<VoucherState | undefined>;
+  /** The voucher holding a redemption, and the redemption. */
+  findRedemption(redemptionId: string): Promise<{ voucher: VoucherState; redemption: Redemption } | undefined>;
+  /** The redemption that answered a request on a voucher (a retry after a timeout), if it was applied. */
+  redemptionByRequest(voucherId: string, requestId: string): Promise<Redemption | undefined>;
+  /** A voucher's redemptions in the order they were made (optionally one supplier's). */
+  redemptions(
+    voucherId: string,
+    supplierDid: string | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: Redemption[]; total: number }>;
+  /** Newest first; `today` (UTC) tells an active voucher from an expired one. */
+  list(
+    f: VoucherFilter,
+    today: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: VoucherState[]; total: number }>;
+}
+
+/**
+ * Reads of vouchers in PostgreSQL: filtered and sorted by their read model (voucher_views), each
+ * voucher's document taken from its snapshot, which is the voucher (voucher/messages.ts,
+ * VoucherState; the read model kept a copy of it until migration 028, written twice per
+ * redemption).
+ */
+export class PgVoucherReads implements VoucherReads {
   constructor(private readonly sql: Sql) {}
 
   async get(id: string): Promise<VoucherState | undefined> {

@@ -1,0 +1,19 @@
+import type { Asker } from './asker.js';
+import { TELL_TOPIC, type BatchCommit } from './ports.js';
+import type { ActorMessage } from './asker.js';
+
+/**
+ * The outbox relay of a runtime on memory: the tells of each batch committed, posted at once in
+ * the order they were written. Nothing can die between the commit and the post in one process,
+ * so none is posted twice. For the product tier's tests; deployments post through Redis
+ * (store/redis/outbox-relay.ts), from rows that outlive a crash.
+ */
+export function memoryTells(client: Pick<Asker, 'tell'>): (batch: BatchCommit) => void {
+  return (batch) => {
+    for (const o of batch.outbox) {
+      if (o.topic !== TELL_TOPIC) continue;
+      const { type, key, message } = o.payload as { type: string; key: string; message: ActorMessage };
+      void client.tell(type, key, message);
+    }
+  };
+}
