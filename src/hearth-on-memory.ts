@@ -14,6 +14,7 @@ import { memoryReplayGuard } from './gateways/auth/memory-replay-guard.js';
 import { RateLimits } from './gateways/auth/rate-limits.js';
 import { SupplierSignatures } from './gateways/auth/supplier-signatures.js';
 import { docsRoutes } from './gateways/docs/routes.js';
+import { MemoryClaimReads } from './gateways/claim/claim-reads.js';
 import { corsHeaders } from './gateways/http/cors.js';
 import { IdempotencyStore } from './gateways/http/idempotency.js';
 import { memoryIdempotencyRows } from './gateways/http/memory-idempotency-rows.js';
@@ -44,7 +45,7 @@ export interface HearthOnMemory {
 
 /**
  * hearth's product tier with no services: the voucher scheme's routes (API keys, registries,
- * vouchers), the gateway's guards (keys, signatures, limits, Idempotency-Key) and the actors,
+ * vouchers, claims), the gateway's guards (keys, signatures, limits, Idempotency-Key) and the actors,
  * each on its in-memory adapter: mailboxes, leases, the snapshot store, registry rows, keys.
  * For product suites that do not test Redis or PostgreSQL themselves (test/product): the same
  * routes and actors as `startHearth`, in milliseconds. Not for deployments: nothing survives
@@ -124,6 +125,7 @@ export async function startHearthOnMemory(
     ...registries,
     client,
     vouchers,
+    claims: new MemoryClaimReads(store),
     codes: new MemoryVoucherCodes(),
     plans: new VoucherPlans(vouchers, registries.certificates),
     actions: memoryOperatorActions(),

@@ -15,10 +15,9 @@ import type { RouteSpec } from './http/router.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { pgIdempotencyRows } from './http/idempotency-rows.js';
 import { schemeRoutes } from './scheme-routes.js';
-import { claimRoutes } from './claim/routes.js';
 import { surveyRoutes } from './survey/routes.js';
 import { SurveyReads } from './survey/survey-reads.js';
-import { ClaimReads } from './claim/claim-reads.js';
+import { PgClaimReads } from './claim/claim-reads.js';
 import { LedgerReads } from '../ledger/ledger-reads.js';
 import { ledgerRoutes } from './ledger/routes.js';
 import { conversionRoutes } from './conversion/routes.js';
@@ -114,13 +113,13 @@ export function productRoutes({
       certificates,
       client,
       vouchers,
+      claims: new PgClaimReads(sql),
       codes,
       plans,
       actions,
       clock,
     }),
     ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),
-    ...claimRoutes(g, { client, vouchers, claims: new ClaimReads(sql), suppliers, certificates, clock }),
     ...ledgerRoutes(g, ledgerReads),
     ...conversionRoutes(g, { client, reads: conversionReads, ...conversions }),
     ...treasuryRoutes(g, { client, certificates, clock, ...conversions }),

@@ -2,6 +2,8 @@ import type { Asker } from '../actors/runtime/asker.js';
 import type { Certificate, Household, Product, Supplier } from '../store/registries/records.js';
 import type { Registry } from '../store/registries/registry.js';
 import { apiKeyRoutes } from './auth/api-key-routes.js';
+import type { ClaimReads } from './claim/claim-reads.js';
+import { claimRoutes } from './claim/routes.js';
 import type { Guards } from './auth/guard.js';
 import type { RouteSpec } from './http/router.js';
 import type { OperatorActions } from './operators/operator-actions.js';
@@ -23,6 +25,7 @@ export interface SchemeRegistries {
 export interface SchemeDeps extends SchemeRegistries {
   client: Asker;
   vouchers: VoucherReads;
+  claims: ClaimReads;
   codes: VoucherCodes;
   plans: VoucherPlans;
   actions: OperatorActions;
@@ -33,8 +36,8 @@ const staff = ['admin', 'implementer'] as const;
 const readers = ['admin', 'implementer', 'regulator'] as const;
 
 /**
- * The routes of a voucher scheme (spec 000): API keys, the four registries and the vouchers
- * themselves. On PostgreSQL and Redis in a deployment (products.ts), on memory in the product
+ * The routes of a voucher scheme (spec 000): API keys, the four registries, the vouchers and
+ * the claims of their deliveries. On PostgreSQL and Redis in a deployment (products.ts), on memory in the product
  * tier (hearth-on-memory.ts): the same routes over either.
  */
 export function schemeRoutes(g: Guards, d: SchemeDeps): RouteSpec[] {
@@ -87,6 +90,14 @@ export function schemeRoutes(g: Guards, d: SchemeDeps): RouteSpec[] {
       products: d.products,
       plans: d.plans,
       codes: d.codes,
+      clock: d.clock,
+    }),
+    ...claimRoutes(g, {
+      client: d.client,
+      vouchers: d.vouchers,
+      claims: d.claims,
+      suppliers: d.suppliers,
+      certificates: d.certificates,
       clock: d.clock,
     }),
   ];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminKey, api, type Api } from './api.js';
-import { newSigner } from './signer.js';
+import { compactJws, newSigner } from './signer.js';
 import { newDidKey } from './voucher-fixtures.js';
 
 /** A hearth to test through HTTP: its port, and how to stop it. */
@@ -26,6 +26,7 @@ export function voucherSchemeSuite(name: string, start: (adminKey: string, clock
     let implementerKey = '';
     let supplierKey = '';
     let householdKey = '';
+    let regulatorKey = '';
     const certificate = (id: string) => ({
       id,
       projectId: 'did:ixo:entity:project1',
@@ -64,6 +65,7 @@ export function voucherSchemeSuite(name: string, start: (adminKey: string, clock
       implementerKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'implementer' } })).body.key;
       supplierKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'supplier', did: supplier.did } })).body.key;
       householdKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'household', did: household } })).body.key;
+      regulatorKey = (await a.call('POST', '/v1/api-keys', { body: { role: 'regulator' } })).body.key;
       a.signWith(supplierKey, supplier);
       const as = { key: implementerKey };
       for (const [path, body] of [
@@ -147,6 +149,45 @@ export function voucherSchemeSuite(name: string, start: (adminKey: string, clock
       expect((await a.call('GET', `/v1/vouchers/${id}`, { key: implementerKey })).body.remainingBalance).toBe(490);
     });
 
+    it("takes a delivery claim once; a rejected claim's amount goes back to its voucher, an accepted one stays spent", async () => {
+      const { id } = await issued('cert-claims');
+      const claim = async (amount: number) => {
+        const redemption = (await a.call('POST', '/v1/vouchers/redeem', { key: supplierKey, body: redeem(id, amount) }))
+          .body.id as string;
+        const proof = compactJws(supplier, { redemptionId: redemption, delivered: true });
+        const body = { redemptionId: redemption, verifiableCredential: { type: 'ProductDeliveryCredential', proof } };
+        const r = await a.call('POST', '/v1/claims', { key: supplierKey, body });
+        expect(r.status).toBe(201);
+        const again = await a.call('POST', '/v1/claims', { key: supplierKey, body });
+        expect(again.body.error.code).toBe('CLAIM_ALREADY_SUBMITTED');
+        return r.body.id as string;
+      };
+      const rejected = await claim(100);
+      const accepted = await claim(50);
+      expect((await a.call('GET', `/v1/claims/${rejected}`, { key: supplierKey })).body.status).toBe('submitted');
+      const no = await a.call('POST', `/v1/claims/${rejected}/reject`, {
+        key: regulatorKey,
+        body: { reason: 'no proof of use' },
+      });
+      expect(no.body).toMatchObject({ status: 'rejected' });
+      const yes = await a.call('POST', `/v1/claims/${accepted}/accept`, { key: regulatorKey, body: {} });
+      expect(yes.body).toMatchObject({ status: 'accepted' });
+      expect(
+        (await a.call('POST', `/v1/claims/${accepted}/reject`, { key: regulatorKey, body: { reason: 'x' } })).body.error
+          .code,
+      ).toBe('CLAIM_ALREADY_DECIDED');
+      // The refund is a tell from the claim to the voucher, applied after the decision's answer.
+      let balance = 0;
+      for (let i = 0; i < 100 && balance !== 450; i++) {
+        balance = (await a.call('GET', `/v1/vouchers/${id}`, { key: implementerKey })).body.remainingBalance as number;
+        if (balance !== 450) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(balance).toBe(450);
+      const listed = await a.call('GET', `/v1/claims?voucherId=${id}`, { key: implementerKey });
+      // Both made at the same (frozen) time: their order is their keys'.
+      expect(listed.body.items.map((c: { id: string }) => c.id).sort()).toEqual([accepted, rejected].sort());
+    });
+
     it('revokes, then refuses to redeem; lists by status and shows a household only its own', async () => {
       const { id } = await issued('cert-revoke');
       expect((await a.call('POST', `/v1/vouchers/${id}/revoke`, { key: implementerKey, body: {} })).body.status).toBe(
@@ -157,7 +198,7 @@ export function voucherSchemeSuite(name: string, start: (adminKey: string, clock
       const revoked = await a.call('GET', '/v1/vouchers?status=revoked', { key: implementerKey });
       expect(revoked.body.items.map((v: { id: string }) => v.id)).toEqual([id]);
       const own = await a.call('GET', '/v1/vouchers?limit=2&offset=1', { key: householdKey });
-      expect(own.body).toMatchObject({ total: 4, limit: 2, offset: 1 });
+      expect(own.body).toMatchObject({ total: 5, limit: 2, offset: 1 });
       const stranger = (await a.call('POST', '/v1/api-keys', { body: { role: 'household', did: newDidKey() } })).body
         .key;
       expect((await a.call('GET', `/v1/vouchers/${id}`, { key: stranger })).status).toBe(404);

@@ -1,6 +1,7 @@
 import type { Redemption, VoucherState } from '../../actors/voucher/messages.js';
 import { redemptionIdFor } from '../../actors/voucher/redemption-id.js';
 import type { MemorySnapshotStore } from '../../store/memory-snapshot-store.js';
+import { newestViewRows } from '../../store/memory-view-rows.js';
 import type { VoucherFilter, VoucherReads } from './voucher-reads.js';
 
 /**
@@ -48,15 +49,14 @@ export class MemoryVoucherReads implements VoucherReads {
     limit: number,
     offset: number,
   ): Promise<{ items: VoucherState[]; total: number }> {
-    const rows = [...(this.store.views.get('voucher_views') ?? new Map<string, Record<string, unknown>>())];
-    const matching = rows
-      .filter(([, v]) => !f.recipientDid || v.recipient_did === f.recipientDid)
-      .filter(([, v]) => !f.emissionCertificateId || v.certificate_id === f.emissionCertificateId)
-      .filter(([, v]) => statusMatches(v, f.status, today))
-      // As the table's ORDER BY created_at DESC, key.
-      .sort(([ka, a], [kb, b]) =>
-        a.created_at === b.created_at ? (ka < kb ? -1 : 1) : String(a.created_at) < String(b.created_at) ? 1 : -1,
-      );
+    const matching = newestViewRows(
+      this.store,
+      'voucher_views',
+      (v) =>
+        (!f.recipientDid || v.recipient_did === f.recipientDid) &&
+        (!f.emissionCertificateId || v.certificate_id === f.emissionCertificateId) &&
+        statusMatches(v, f.status, today),
+    );
     const page = matching.slice(offset, offset + limit).map(([key]) => key);
     const states = await this.store.load('voucher', page);
     const items = page.flatMap((k) => (states.get(k)?.state as VoucherState | undefined) ?? []);
