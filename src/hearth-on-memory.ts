@@ -22,6 +22,7 @@ import { Router } from './gateways/http/router.js';
 import { HttpServer } from './gateways/http/server.js';
 import { memoryOperatorActions } from './gateways/operators/operator-actions.js';
 import { schemeRoutes, type SchemeRegistries } from './gateways/scheme-routes.js';
+import { MemorySurveyReads } from './gateways/survey/survey-reads.js';
 import { MemoryVoucherReads } from './gateways/voucher/memory-voucher-reads.js';
 import { VoucherPlans } from './gateways/voucher/product-rule.js';
 import { MemoryVoucherCodes } from './gateways/voucher/voucher-codes.js';
@@ -45,7 +46,7 @@ export interface HearthOnMemory {
 
 /**
  * hearth's product tier with no services: the voucher scheme's routes (API keys, registries,
- * vouchers, claims), the gateway's guards (keys, signatures, limits, Idempotency-Key) and the actors,
+ * vouchers, claims, surveys), the gateway's guards (keys, signatures, limits, Idempotency-Key) and the actors,
  * each on its in-memory adapter: mailboxes, leases, the snapshot store, registry rows, keys.
  * For product suites that do not test Redis or PostgreSQL themselves (test/product): the same
  * routes and actors as `startHearth`, in milliseconds. Not for deployments: nothing survives
@@ -126,6 +127,7 @@ export async function startHearthOnMemory(
     client,
     vouchers,
     claims: new MemoryClaimReads(store),
+    surveys: new MemorySurveyReads(store),
     codes: new MemoryVoucherCodes(),
     plans: new VoucherPlans(vouchers, registries.certificates),
     actions: memoryOperatorActions(),

@@ -15,8 +15,7 @@ import type { RouteSpec } from './http/router.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { pgIdempotencyRows } from './http/idempotency-rows.js';
 import { schemeRoutes } from './scheme-routes.js';
-import { surveyRoutes } from './survey/routes.js';
-import { SurveyReads } from './survey/survey-reads.js';
+import { PgSurveyReads } from './survey/survey-reads.js';
 import { PgClaimReads } from './claim/claim-reads.js';
 import { LedgerReads } from '../ledger/ledger-reads.js';
 import { ledgerRoutes } from './ledger/routes.js';
@@ -114,12 +113,12 @@ export function productRoutes({
       client,
       vouchers,
       claims: new PgClaimReads(sql),
+      surveys: new PgSurveyReads(sql),
       codes,
       plans,
       actions,
       clock,
     }),
-    ...surveyRoutes(g, { client, reads: new SurveyReads(sql), households }),
     ...ledgerRoutes(g, ledgerReads),
     ...conversionRoutes(g, { client, reads: conversionReads, ...conversions }),
     ...treasuryRoutes(g, { client, certificates, clock, ...conversions }),

@@ -9,6 +9,8 @@ import type { RouteSpec } from './http/router.js';
 import type { OperatorActions } from './operators/operator-actions.js';
 import { registryRoutes } from './registries/routes.js';
 import * as schemas from './registries/schemas.js';
+import { surveyRoutes } from './survey/routes.js';
+import type { SurveyReads } from './survey/survey-reads.js';
 import type { VoucherPlans } from './voucher/product-rule.js';
 import { voucherRoutes } from './voucher/routes.js';
 import type { VoucherCodes } from './voucher/voucher-codes.js';
@@ -26,6 +28,7 @@ export interface SchemeDeps extends SchemeRegistries {
   client: Asker;
   vouchers: VoucherReads;
   claims: ClaimReads;
+  surveys: SurveyReads;
   codes: VoucherCodes;
   plans: VoucherPlans;
   actions: OperatorActions;
@@ -36,8 +39,8 @@ const staff = ['admin', 'implementer'] as const;
 const readers = ['admin', 'implementer', 'regulator'] as const;
 
 /**
- * The routes of a voucher scheme (spec 000): API keys, the four registries, the vouchers and
- * the claims of their deliveries. On PostgreSQL and Redis in a deployment (products.ts), on memory in the product
+ * The routes of a voucher scheme (spec 000): API keys, the four registries, the vouchers, the
+ * claims of their deliveries and the survey campaigns. On PostgreSQL and Redis in a deployment (products.ts), on memory in the product
  * tier (hearth-on-memory.ts): the same routes over either.
  */
 export function schemeRoutes(g: Guards, d: SchemeDeps): RouteSpec[] {
@@ -100,5 +103,6 @@ export function schemeRoutes(g: Guards, d: SchemeDeps): RouteSpec[] {
       certificates: d.certificates,
       clock: d.clock,
     }),
+    ...surveyRoutes(g, { client: d.client, reads: d.surveys, households: d.households }),
   ];
 }

@@ -188,6 +188,56 @@ export function voucherSchemeSuite(name: string, start: (adminKey: string, clock
       expect(listed.body.items.map((c: { id: string }) => c.id).sort()).toEqual([accepted, rejected].sort());
     });
 
+    it("runs a survey campaign: a template by id, one household's response (a retry answered the same), responses listed", async () => {
+      const created = await a.call('POST', '/v1/surveys', {
+        key: implementerKey,
+        body: {
+          type: 'BaselineSurvey',
+          projectId: 'did:ixo:entity:project1',
+          template: {
+            eligibilityCriteria: true,
+            socioEconomicData: false,
+            cookingPatterns: true,
+            stovePerceptions: false,
+          },
+          sampling: { method: 'stratified', size: 400, confidence: 0.95 },
+        },
+      });
+      expect(created.status).toBe(201);
+      const survey = created.body as { id: string; templateId: string };
+      const template = await a.call('GET', `/v1/templates/${survey.templateId}`, { key: implementerKey });
+      expect(template.body.templateId).toBe(survey.templateId);
+      expect((await a.call('GET', '/v1/templates/tpl-none-v1', { key: implementerKey })).status).toBe(404);
+      const answers = {
+        eligibility: { household_size: 4, primary_fuel: ['firewood'], owns_clean_stove: ['no'] },
+        cooking: { meals_per_day: 2, cooking_location: ['outdoor'] },
+      };
+      const path = `/v1/surveys/${survey.id}/responses`;
+      const first = await a.call('POST', path, {
+        key: householdKey,
+        body: { householdId: household, responses: answers },
+      });
+      expect(first.status).toBe(201);
+      // The same answers again are a retry; other answers of the same household are refused.
+      const again = await a.call('POST', path, {
+        key: householdKey,
+        body: { householdId: household, responses: answers },
+      });
+      expect(again.body).toEqual(first.body);
+      const changed = { ...answers, cooking: { meals_per_day: 3, cooking_location: ['indoor'] } };
+      const other = await a.call('POST', path, {
+        key: householdKey,
+        body: { householdId: household, responses: changed },
+      });
+      expect(other.body.error.code).toBe('SURVEY_RESPONSE_CONFLICT');
+      const listed = await a.call('GET', path, { key: implementerKey });
+      expect(listed.body).toMatchObject({ total: 1 });
+      expect(listed.body.items[0]).toMatchObject({ householdId: household });
+      const one = await a.call('GET', `${path}/${first.body.responseId as string}`, { key: implementerKey });
+      expect(one.body).toEqual(listed.body.items[0]);
+      expect((await a.call('GET', `/v1/surveys/${survey.id}`, { key: implementerKey })).body.id).toBe(survey.id);
+    });
+
     it('revokes, then refuses to redeem; lists by status and shows a household only its own', async () => {
       const { id } = await issued('cert-revoke');
       expect((await a.call('POST', `/v1/vouchers/${id}/revoke`, { key: implementerKey, body: {} })).body.status).toBe(

@@ -3,5 +3,5 @@
  * a household may answer (the USSD menu and the oracle's tools). Another product imports surveys
  * through this file only (test/unit/import-rules.test.ts).
  */
-export { SurveyReads } from './survey-reads.js';
+export { PgSurveyReads, type SurveyReads } from './survey-reads.js';
 export { openSurveyFor } from './open-survey.js';

@@ -8,7 +8,7 @@ import type { Sql } from '../../store/db.js';
 import type { Product, Supplier } from '../../store/registries/records.js';
 import type { Registry } from '../../store/registries/registry.js';
 import type { VoucherCodes, VoucherPlans, VoucherReads } from '../voucher/service.js';
-import { SurveyReads } from '../survey/service.js';
+import { PgSurveyReads } from '../survey/service.js';
 import { LiveSessions } from './live-sessions.js';
 import { PhoneDirectory } from './phone-directory.js';
 import { sealText } from '../../actors/ussd/index.js';
@@ -68,7 +68,7 @@ export function ussdDeps(d: {
     work: {
       sql: d.sql,
       languages,
-      surveys: new SurveyReads(d.sql),
+      surveys: new PgSurveyReads(d.sql),
       pins,
       vouchers: d.vouchers,
       products: d.products,
