@@ -85,7 +85,7 @@ export async function startHearthOnMemory(
     metrics,
     actors,
     clock,
-    onCommitted: memoryTells(client),
+    onCommitted: memoryTells(client, log.child({ role: 'worker' })),
     options: {
       partitions: config.ACTOR_PARTITIONS,
       leaseTtlMs: config.LEASE_TTL_MS,

@@ -220,7 +220,10 @@ async function unmarkLetThrough(o: BatchPartition, a: Applied): Promise<void> {
   for (const id of ids) o.strandedMarks.delete(id);
 }
 
-/** Folds several batches of one partition into one commit: newest state per key, all rows, all ids. */
+/**
+ * Folds several batches of one partition into one commit: newest state per key (at its first
+ * batch's version), all rows, all ids.
+ */
 export function mergeApplied(batches: readonly Applied[]): Applied {
   if (batches.length === 1) return batches[0]!;
   const merged: Applied = {
@@ -233,7 +236,12 @@ export function mergeApplied(batches: readonly Applied[]): Applied {
     merged.ids.push(...b.ids);
     merged.entries.push(...b.entries);
     merged.dead.push(...b.dead);
-    for (const [k, s] of b.outcome.dirty) merged.outcome.dirty.set(k, s);
+    // The newest state, at the version of the first round that changed it: one past the state the
+    // held rounds started from, so a flush of rounds applied on a stale state is refused as a
+    // round is (apply-batch.ts), however many rounds it merges.
+    for (const [k, s] of b.outcome.dirty) {
+      merged.outcome.dirty.set(k, { ...s, version: merged.outcome.dirty.get(k)?.version ?? s.version });
+    }
     for (const [k, v] of b.outcome.views) merged.outcome.views.set(k, v);
     merged.outcome.outbox.push(...b.outcome.outbox);
     merged.outcome.records.push(...b.outcome.records);

@@ -71,7 +71,13 @@ export class ReplyWaiters {
       }, deadline);
       this.waiters.set(corr, { resolve, reject, timer });
     });
-    post(corr).catch((err: unknown) => this.take(corr)?.reject(err));
+    let posted: Promise<unknown>;
+    try {
+      posted = post(corr);
+    } catch (err) {
+      posted = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    posted.catch((err: unknown) => this.take(corr)?.reject(err));
     return reply;
   }
 

@@ -19,10 +19,8 @@ export function memoryApiKeyRows(now: () => number = Date.now): ApiKeyRows {
       return Promise.resolve({ ...key });
     },
     all() {
-      const oldestFirst = [...keys.values()].sort((a, b) =>
-        a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1,
-      );
-      return Promise.resolve(oldestFirst.map((k) => ({ ...k })));
+      // Oldest first, as the table's ORDER BY created_at: the map keeps the order keys were made in.
+      return Promise.resolve([...keys.values()].map((k) => ({ ...k })));
     },
     revoke(id) {
       const k = keys.get(id);

@@ -84,6 +84,10 @@ export class ActorClient implements Asker {
     timeoutMs?: number,
   ): Promise<unknown> {
     const type = typeof actor === 'string' ? actor : actor.type;
+    // Closing: nothing more is posted (the waiters refuse too, once the reply reader has stopped).
+    if (this.closed) {
+      return Promise.reject(new AppError('SHUTTING_DOWN', 'this gateway is shutting down', undefined, true));
+    }
     return this.waiters.ask(type, timeoutMs, (corr) => this.post(type, key, msg, this.stream, corr));
   }
 

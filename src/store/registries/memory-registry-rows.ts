@@ -12,6 +12,8 @@ export function memoryRegistryRows<T extends object>(
   now: () => number = Date.now,
 ): RegistryRows<T> {
   const rows = new Map<string, Stored<T>>();
+  /** Insertion order: what tells two records made in one millisecond apart (PostgreSQL's clock has microseconds). */
+  const order = new Map<string, number>();
   const copy = (r: Stored<T>): T => structuredClone(r);
   const clash = (record: Partial<T>, except?: string): void => {
     for (const field of spec.unique ?? []) {
@@ -20,8 +22,11 @@ export function memoryRegistryRows<T extends object>(
       for (const [id, other] of rows) if (id !== except && other[field] === value) throw new DuplicateValueError(field);
     }
   };
+  /** The fields the table has columns for, given ones only: what a row would keep. */
   const defined = (patch: Partial<T>): Partial<T> =>
-    Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
+    Object.fromEntries(
+      Object.entries(patch).filter(([field, v]) => v !== undefined && field in spec.columns),
+    ) as Partial<T>;
   return {
     table: spec.table,
     idOf: (record) => String(record[spec.idField]),
@@ -36,6 +41,7 @@ export function memoryRegistryRows<T extends object>(
       const at = new Date(now()).toISOString();
       const stored = { ...structuredClone(defined(record)), createdAt: at, updatedAt: at } as Stored<T>;
       rows.set(id, stored);
+      order.set(id, order.size);
       return Promise.resolve(copy(stored));
     },
     select(id) {
@@ -55,10 +61,10 @@ export function memoryRegistryRows<T extends object>(
       return Promise.resolve(copy(next));
     },
     page(limit, offset): Promise<Page<T>> {
-      // As the table's ORDER BY created_at DESC, id (a tie within a millisecond goes by id).
-      const id = (r: Stored<T>) => String(r[spec.idField]);
+      // As the table's ORDER BY created_at DESC: newest first.
+      const seq = (r: Stored<T>) => order.get(String(r[spec.idField])) ?? 0;
       const newestFirst = [...rows.values()].sort((a, b) =>
-        a.createdAt === b.createdAt ? (id(a) < id(b) ? -1 : 1) : a.createdAt < b.createdAt ? 1 : -1,
+        a.createdAt === b.createdAt ? seq(b) - seq(a) : a.createdAt < b.createdAt ? 1 : -1,
       );
       return Promise.resolve({
         items: newestFirst.slice(offset, offset + limit).map(copy),

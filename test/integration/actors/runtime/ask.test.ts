@@ -3,7 +3,8 @@ import type { ActorClient } from '../../../../src/store/redis/actor-client.js';
 import type { Runtime } from '../../../../src/actors/runtime/runtime.js';
 import { AppError } from '../../../../src/errors/index.js';
 import { eventually, isolated, type Isolated } from '../../../support/isolated.js';
-import { deadLettersOf, startClient, startRuntime } from '../../../support/runtime-harness.js';
+import { deadLettersOf, startClient, startRuntime, testRuntimeOptions } from '../../../support/runtime-harness.js';
+import { partitionOf } from '../../../../src/actors/runtime/partitioning.js';
 
 describe('ask and tell', () => {
   let env: Isolated;
@@ -36,6 +37,18 @@ describe('ask and tell', () => {
     const reply = await client.ask<{ echoes: number }>('echo', 'nobody-home', { kind: 'echo', payload: 2 });
     // The first (timed-out) echo was applied too: the runtime never drops a message.
     expect(reply.echoes).toBe(2);
+  });
+
+  it('refuses an ask made while the client closes, and posts nothing for it', async () => {
+    const closing = await startClient(env);
+    const mailbox = env.keys.mailbox('echo', partitionOf('late', testRuntimeOptions.partitions));
+    const before = await env.redis.xlen(mailbox);
+    const closed = closing.close();
+    const err = await closing.ask('echo', 'late', { kind: 'echo', payload: 1 }).catch((e: unknown) => e);
+    await closed;
+    expect(err).toMatchObject({ code: 'SHUTTING_DOWN' });
+    // Nothing of it reached a mailbox: a retry elsewhere cannot make it apply twice.
+    expect(await env.redis.xlen(mailbox)).toBe(before);
   });
 
   it('returns the reply of the actor', async () => {

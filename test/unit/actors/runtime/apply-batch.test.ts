@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { counterActor } from '../../../../src/actors/counter/index.js';
 import { echoActor } from '../../../../src/actors/echo/index.js';
 import { applyBatch, derivedId, emptySlot } from '../../../../src/actors/runtime/apply-batch.js';
+import { mergeApplied } from '../../../../src/actors/runtime/partition-batch.js';
 import { FencedError, type Slot } from '../../../../src/actors/runtime/ports.js';
 import { MemorySnapshotStore } from '../../../../src/store/memory-snapshot-store.js';
 import type { MailboxEntry } from '../../../../src/actors/runtime/entry-codec.js';
@@ -62,6 +63,25 @@ describe('applyBatch', () => {
     );
     await expect(commit(stale.dirty)).rejects.toBeInstanceOf(FencedError);
     expect((await store.load('counter', ['a'])).get('a')?.state).toMatchObject({ count: 2 });
+  });
+
+  it("cannot write a write-behind flush of rounds applied on a stale state over a newer one (the flush is at its first round's version)", async () => {
+    const store = new MemorySnapshotStore();
+    const epoch = await store.takeFence('counter', 0, 'w');
+    const commit = (dirty: ReadonlyMap<string, Slot>) =>
+      store.commit({ type: 'counter', partition: 0, epoch, dirty, outbox: [] });
+    // Another owner's commit: 'a' is at version 1 now.
+    await commit(applyBatch(counter, [entry('a', { kind: 'add', by: 1 })], new Map(), now).dirty);
+    // Two held rounds on a state that missed it (version 0), each on the one before.
+    const round = (slots: ReadonlyMap<string, Slot>) =>
+      applyBatch(counter, [entry('a', { kind: 'add', by: 5 })], slots, now);
+    const r1 = round(new Map());
+    const r2 = round(r1.dirty);
+    const applied = (o: ReturnType<typeof round>) => ({ ids: [], entries: [], dead: [], outcome: o });
+    const merged = mergeApplied([applied(r1), applied(r2)]);
+    expect(merged.outcome.dirty.get('a')).toMatchObject({ version: 1, state: { count: 10 } });
+    await expect(commit(merged.outcome.dirty)).rejects.toBeInstanceOf(FencedError);
+    expect((await store.load('counter', ['a'])).get('a')?.state).toMatchObject({ count: 1 });
   });
 
   it('skips entries at or below the snapshot last_msg_id (redelivery)', () => {
