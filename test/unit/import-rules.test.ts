@@ -88,7 +88,8 @@ describe('the folder rule (docs/architecture.md)', () => {
       const from = productOf(file);
       const to = productOf(target);
       return (
-        // products.ts composes every product's routes: the one file above them all.
+        // The files directly under src/gateways compose products' routes (products.ts all of them,
+        // scheme-routes.ts the voucher scheme's, for both tiers): the ones above the products.
         from !== undefined &&
         to !== undefined &&
         productFolders.includes(to) &&
