@@ -27,6 +27,7 @@ import { MemoryVoucherReads } from './gateways/voucher/memory-voucher-reads.js';
 import { VoucherPlans } from './gateways/voucher/product-rule.js';
 import { MemoryVoucherCodes } from './gateways/voucher/voucher-codes.js';
 import { processId } from './process-id.js';
+import { runtimeOptions } from './runtime-options.js';
 import type { Logger } from './log.js';
 import { createMetrics } from './metrics.js';
 import { MemorySnapshotStore } from './store/memory-snapshot-store.js';
@@ -86,15 +87,7 @@ export async function startHearthOnMemory(
     actors,
     clock,
     onCommitted: memoryTells(client, log.child({ role: 'worker' })),
-    options: {
-      partitions: config.ACTOR_PARTITIONS,
-      leaseTtlMs: config.LEASE_TTL_MS,
-      batch: config.MAILBOX_BATCH,
-      blockMs: 1_000,
-      maxDeliveries: config.MAX_DELIVERIES,
-      cacheSize: 10_000,
-      trimEveryMs: 5_000,
-    },
+    options: runtimeOptions(config),
   });
   await runtime.start();
 

@@ -1,4 +1,5 @@
 import { processId } from './process-id.js';
+import { runtimeOptions } from './runtime-options.js';
 import { ActorClient } from './store/redis/actor-client.js';
 import { createKeys } from './store/redis/keys.js';
 import { connectRedis, createRedis } from './store/redis/redis.js';
@@ -159,15 +160,7 @@ export async function startHearth(config: Config, log: Logger, opts: StartOption
         clock,
         database,
         onCommitted: (batch) => relay.publish(batch),
-        options: {
-          partitions: config.ACTOR_PARTITIONS,
-          leaseTtlMs: config.LEASE_TTL_MS,
-          batch: config.MAILBOX_BATCH,
-          blockMs: 1_000,
-          maxDeliveries: config.MAX_DELIVERIES,
-          cacheSize: 10_000,
-          trimEveryMs: 5_000,
-        },
+        options: runtimeOptions(config),
       });
       await runtime.start();
       const r = runtime;
